@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common.h - plumbing every btkit tool shares: the common options
+ * (-d -p -w -H -c -h -V), opening the inputs, filtering events and the
+ * error messages of DESIGN.md ("tool: FILE: offset N: what is wrong").
+ * Tools may print and exit; the library may not, so this lives here.
+ */
+#ifndef BTKIT_TOOLS_COMMON_H
+#define BTKIT_TOOLS_COMMON_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include "btkit.h"
+
+/* Exit statuses of every tool. */
+#define BT_EXIT_OK	0
+#define BT_EXIT_DATA	1	/* bad or truncated input; results still printed */
+#define BT_EXIT_USAGE	2
+
+struct bt_opts {
+	const char *prog;	/* program name for messages */
+	bool header;		/* false with -H */
+	bool csv;		/* -c / --csv */
+	bool has_dev;		/* -d MAJ,MIN */
+	uint32_t dev;
+	bool has_pid;		/* -p PID */
+	uint32_t pid;
+	bool has_window;	/* -w START:END, seconds from the first event */
+	uint64_t win_start;	/* ns */
+	uint64_t win_end;	/* ns; UINT64_MAX when open */
+};
+
+/* getopt short options and long options every tool accepts. */
+#define BT_COMMON_SHORTOPTS "d:p:w:HchV"
+#define BT_COMMON_LONGOPTS \
+	{ "device", required_argument, NULL, 'd' }, \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "window", required_argument, NULL, 'w' }, \
+	{ "no-header", no_argument, NULL, 'H' }, \
+	{ "csv", no_argument, NULL, 'c' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }
+
+/* The usage lines for the common options, for a tool's -h text. */
+extern const char bt_common_usage[];
+
+void bt_opts_init(struct bt_opts *o, const char *prog);
+/*
+ * Handle one common option.  Returns 1 if handled, 0 if not a common
+ * option.  Bad arguments print a message and exit 2; -V prints the version
+ * and exits 0.  -h is left to the tool (it owns the usage text).
+ */
+int bt_opts_common(struct bt_opts *o, int c, const char *arg);
+/* Print "prog: message" and "Try 'prog -h'" and exit 2. */
+void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/*
+ * Open the inputs (argv[optind..argc), none or "-" meaning stdin).  A file
+ * that cannot be opened: message and exit 1 (nothing has been printed).
+ */
+struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv);
+
+/*
+ * Read the next event that passes the filters.  Returns 1, 0 at the end,
+ * or -1 after printing the reader's error as "prog: FILE: offset N: what"
+ * (the caller then prints its results and exits BT_EXIT_DATA).  Notes are
+ * passed through unfiltered except by -d.  *first is the time of the first
+ * non-note event (window origin), kept across calls; start it at UINT64_MAX.
+ */
+int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
+		 struct bt_event *ev, uint64_t *first);
+
+/* Print the reader's warnings (duplicates, time going backwards) to stderr. */
+void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
+
+/* A table with the tool's -c/-H choices on stdout; exits 1 on ENOMEM. */
+struct bt_table *bt_tool_table(const struct bt_opts *o,
+			       const char *const *cols, size_t ncols);
+/* Free the table; on a write error print it and return BT_EXIT_DATA. */
+int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
+
+#endif
