@@ -168,6 +168,22 @@ size_t bt_reader_inputs(const struct bt_reader *r);
 const char *bt_reader_input_name(const struct bt_reader *r, size_t i);
 void bt_reader_free(struct bt_reader *r);
 
+/* ---------------------------------------------------------------- writer */
+
+/* Flags of bt_event_encode(). */
+#define BT_ENC_SWAP	1u	/* opposite byte order to the host's */
+#define BT_ENC_V8	2u	/* version 8: 64-byte header, u64 action */
+#define BT_ENC_WIDE	4u	/* 64-byte layout behind a version-7 magic */
+
+/*
+ * Encode e as one record (header, cgroup id when has_cgroup, pdu) into buf.
+ * Returns the record's length, -ENOSPC when len is too small, -EINVAL when
+ * the payload does not fit pdu_len.  PDUs are copied as they are: remap,
+ * split and unplug payloads are big-endian whatever the flags.
+ */
+int bt_event_encode(const struct bt_event *e, void *buf, size_t len,
+		    unsigned flags);
+
 /* ----------------------------------------------------------------- stats */
 
 /*
