@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - distributions for latency and size reports.  The first
+ * BT_DIST_EXACT samples are kept as they are, so small traces get exact
+ * nearest-rank percentiles; past that the samples move into log-linear
+ * buckets (64 per power of two, values below 128 exact), which bounds the
+ * memory of a distribution whatever the trace length and keeps the
+ * relative error of a quantile under 1/64.  Power-of-two histograms are
+ * for biolatency-style size charts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+#define SUB_BITS	6				/* 64 sub-buckets */
+#define SUB		(1u << SUB_BITS)
+#define LINEAR		(2 * SUB)			/* 0..127 exact */
+#define NBUCKETS	(LINEAR + (64 - SUB_BITS - 1) * SUB)
+
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned e;
+
+	if (v < LINEAR)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);		/* 7..63 */
+	return LINEAR + (e - SUB_BITS - 1) * SUB +
+	       (unsigned)((v >> (e - SUB_BITS)) & (SUB - 1));
+}
+
+/* Smallest value of bucket b and its width. */
+static void bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
+{
+	unsigned e, s;
+
+	if (b < LINEAR) {
+		*lo = b;
+		*width = 1;
+		return;
+	}
+	e = (b - LINEAR) / SUB + SUB_BITS + 1;
+	s = (b - LINEAR) % SUB;
+	*width = (uint64_t)1 << (e - SUB_BITS);
+	*lo = ((uint64_t)1 << e) + s * *width;
+}
+
+void bt_dist_init(struct bt_dist *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+static int spill(struct bt_dist *d)
+{
+	d->buckets = calloc(NBUCKETS, sizeof(*d->buckets));
+	if (!d->buckets)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->nexact; i++)
+		d->buckets[bucket_of(d->exact[i])]++;
+	free(d->exact);
+	d->exact = NULL;
+	d->nexact = 0;
+	d->sorted = 0;
+	return 0;
+}
+
+int bt_dist_add(struct bt_dist *d, uint64_t v)
+{
+	if (d->buckets) {
+		d->buckets[bucket_of(v)]++;
+	} else if (d->nexact < BT_DIST_EXACT) {
+		if (!d->exact) {
+			d->exact = malloc(BT_DIST_EXACT * sizeof(*d->exact));
+			if (!d->exact)
+				return -ENOMEM;
+		}
+		d->exact[d->nexact++] = v;
+		d->sorted = 0;
+	} else {
+		if (spill(d) < 0)
+			return -ENOMEM;
+		d->buckets[bucket_of(v)]++;
+	}
+	if (!d->n || v < d->min)
+		d->min = v;
+	if (!d->n || v > d->max)
+		d->max = v;
+	d->n++;
+	d->sum = d->sum + v < d->sum ? UINT64_MAX : d->sum + v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t bt_dist_quantile(struct bt_dist *d, double q)
+{
+	uint64_t rank, seen = 0, lo, width, v;
+	double want;
+
+	if (!d->n)
+		return 0;
+	if (!(q > 0))		/* also NaN */
+		q = 0;
+	if (q > 1)
+		q = 1;
+	/* Nearest rank: the smallest sample with at least q*n samples <= it. */
+	want = q * (double)d->n;
+	rank = (uint64_t)want;
+	if ((double)rank < want)
+		rank++;		/* ceil without libm */
+	if (rank < 1)
+		rank = 1;
+	if (rank > d->n)
+		rank = d->n;
+	if (rank == 1)
+		return d->min;
+	if (rank == d->n)
+		return d->max;
+	if (!d->buckets) {
+		if (!d->sorted) {
+			qsort(d->exact, d->nexact, sizeof(*d->exact), cmp_u64);
+			d->sorted = 1;
+		}
+		return d->exact[rank - 1];
+	}
+	for (unsigned b = 0; b < NBUCKETS; b++) {
+		seen += d->buckets[b];
+		if (seen < rank)
+			continue;
+		bucket_range(b, &lo, &width);
+		/* The middle of the bucket halves the worst error. */
+		v = lo + (width - 1) / 2;
+		if (v < d->min)
+			v = d->min;
+		if (v > d->max)
+			v = d->max;
+		return v;
+	}
+	return d->max;
+}
+
+double bt_dist_mean(const struct bt_dist *d)
+{
+	return d->n ? (double)d->sum / (double)d->n : 0.0;
+}
+
+void bt_dist_free(struct bt_dist *d)
+{
+	free(d->exact);
+	free(d->buckets);
+	bt_dist_init(d);
+}
+
+void bt_log2_add(struct bt_log2 *h, uint64_t v)
+{
+	unsigned k = v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+
+	h->count[k]++;
+	h->total++;
+}
+
+void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi)
+{
+	if (k == 0) {
+		*lo = *hi = 0;
+		return;
+	}
+	if (k > 64)
+		k = 64;
+	*lo = (uint64_t)1 << (k - 1);
+	*hi = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
+}

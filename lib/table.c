@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * table.c - report output shared by every tool: a header line, then rows,
+ * as tab-separated text or RFC 4180 CSV.  A row is built in one reusable
+ * buffer and written with a single fwrite when it ends, so a wrong cell
+ * count can be refused before anything reaches the stream and the steady
+ * state does no allocation.  CSV fields are quoted through libcsv, and only
+ * when they need it, so numbers stay bare for spreadsheets and scripts.
+ * Lines end in LF, not CRLF: the output is for pipes first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <csv.h>
+#include "btkit.h"
+
+struct bt_table {
+	FILE *fp;
+	enum bt_table_fmt fmt;
+	size_t ncols;
+	size_t ncells;		/* cells in the row being built */
+	char *row;		/* the row being built */
+	size_t len, cap;
+	int err;		/* sticky: first -errno met */
+};
+
+/* Make room for n more bytes; on failure the error sticks and 0 is returned. */
+static int reserve(struct bt_table *t, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (t->len + n <= t->cap)
+		return 1;
+	cap = t->cap ? t->cap : 256;
+	while (cap < t->len + n)
+		cap *= 2;
+	p = realloc(t->row, cap);
+	if (!p) {
+		if (!t->err)
+			t->err = -ENOMEM;
+		return 0;
+	}
+	t->row = p;
+	t->cap = cap;
+	return 1;
+}
+
+static int needs_quotes(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case ',': case '"': case '\n': case '\r':
+			return 1;
+		}
+	}
+	/* Leading or trailing blanks would be trimmed by some readers. */
+	return n && (s[0] == ' ' || s[n - 1] == ' ');
+}
+
+/* Append one cell's text, with the separator and any quoting. */
+static void cell(struct bt_table *t, const char *s, size_t n)
+{
+	if (t->ncells++ && reserve(t, 1))
+		t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	if (t->fmt == BT_TABLE_CSV && needs_quotes(s, n)) {
+		/* Quoting at most doubles the text, plus two quotes. */
+		if (!reserve(t, 2 * n + 2))
+			return;
+		t->len += csv_write(t->row + t->len, t->cap - t->len, s, n);
+		return;
+	}
+	if (!reserve(t, n))
+		return;
+	memcpy(t->row + t->len, s, n);
+	if (t->fmt == BT_TABLE_TSV) {
+		/* A tab or newline inside a cell would shift every column after it. */
+		for (size_t i = 0; i < n; i++) {
+			char c = t->row[t->len + i];
+
+			if (c == '\t' || c == '\n' || c == '\r')
+				t->row[t->len + i] = ' ';
+		}
+	}
+	t->len += n;
+}
+
+/* Write the finished row and start a new one. */
+static void flush_row(struct bt_table *t)
+{
+	if (reserve(t, 1))
+		t->row[t->len++] = '\n';
+	if (!t->err && fwrite(t->row, 1, t->len, t->fp) != t->len)
+		t->err = -EIO;
+	t->len = 0;
+	t->ncells = 0;
+}
+
+int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
+		 int header, const char *const *cols, size_t ncols)
+{
+	struct bt_table *t;
+
+	*out = NULL;
+	if (!fp || !ncols || (fmt != BT_TABLE_TSV && fmt != BT_TABLE_CSV))
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->fp = fp;
+	t->fmt = fmt;
+	t->ncols = ncols;
+	if (header) {
+		for (size_t i = 0; i < ncols; i++)
+			bt_table_str(t, cols[i]);
+		flush_row(t);
+	}
+	if (t->err == -ENOMEM) {
+		free(t->row);
+		free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+void bt_table_str(struct bt_table *t, const char *s)
+{
+	if (!s)
+		s = "";
+	cell(t, s, strlen(s));
+}
+
+/* Digits of v, right-aligned ending at end; returns the first digit. */
+static char *utoa(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+void bt_table_u64(struct bt_table *t, uint64_t v)
+{
+	char buf[24], *p = utoa(buf + sizeof(buf), v);
+
+	cell(t, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+void bt_table_i64(struct bt_table *t, int64_t v)
+{
+	char buf[24], *p;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	p = utoa(buf + sizeof(buf), u);
+	if (v < 0)
+		*--p = '-';
+	cell(t, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* v / 10^dec printed with exactly dec decimals, integer arithmetic only. */
+static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
+{
+	char buf[40], *end = buf + sizeof(buf), *p = end;
+	uint64_t frac = v % div;
+
+	for (unsigned i = 0; i < dec; i++) {
+		*--p = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	*--p = '.';
+	p = utoa(p, v / div);
+	cell(t, p, (size_t)(end - p));
+}
+
+void bt_table_us(struct bt_table *t, uint64_t ns)
+{
+	fixed(t, ns, 3, 1000);
+}
+
+void bt_table_s(struct bt_table *t, uint64_t ns)
+{
+	fixed(t, ns, 9, 1000000000);
+}
+
+void bt_table_double(struct bt_table *t, double v, int decimals)
+{
+	char buf[64];
+	int n;
+
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 17)
+		decimals = 17;
+	n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = (int)sizeof(buf) - 1;	/* |v| near DBL_MAX: keep the digits that fit */
+	cell(t, buf, (size_t)n);
+}
+
+void bt_table_dev(struct bt_table *t, uint32_t dev)
+{
+	char buf[24], *end = buf + sizeof(buf), *p;
+
+	p = utoa(end, BT_DEV_MINOR(dev));
+	*--p = ',';
+	p = utoa(p, BT_DEV_MAJOR(dev));
+	cell(t, p, (size_t)(end - p));
+}
+
+int bt_table_end_row(struct bt_table *t)
+{
+	if (t->ncells != t->ncols) {
+		/* Drop the row: a shifted row is worse than a missing one. */
+		t->len = 0;
+		t->ncells = 0;
+		return -EINVAL;
+	}
+	flush_row(t);
+	return t->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+int bt_table_free(struct bt_table *t)
+{
+	int err;
+
+	if (!t)
+		return 0;
+	err = t->err;
+	if (fflush(t->fp) != 0 || ferror(t->fp))
+		err = err ? err : -EIO;
+	free(t->row);
+	free(t);
+	return err;
+}
