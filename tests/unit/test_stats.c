@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stats.c - distributions and power-of-two histograms: exact
+ * nearest-rank quantiles while the samples fit BT_DIST_EXACT, relative error
+ * under 1/64 once they spill into buckets (checked against a sorted copy),
+ * count/sum/min/max kept exactly, and log2 buckets holding their bounds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "btkit.h"
+
+/* A small deterministic generator (xorshift64*), so failures reproduce. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank over a sorted array, counted the slow obvious way. */
+static uint64_t ref_quantile(const uint64_t *sorted, size_t n, double q)
+{
+	size_t rank = 1;
+
+	while (rank < n && (double)rank < q * (double)n)
+		rank++;
+	return sorted[rank - 1];
+}
+
+static void test_stats_empty_dist_is_zero(void **state)
+{
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(bt_dist_quantile(&d, 0.5), 0);
+	assert_true(bt_dist_mean(&d) == 0.0);
+	bt_dist_free(&d);
+}
+
+static void test_stats_exact_quantiles_small(void **state)
+{
+	static const uint64_t v[] = { 50, 10, 40, 20, 30 };
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(bt_dist_add(&d, v[i]), 0);
+	/* Nearest rank: ceil(q * 5)-th smallest. */
+	assert_int_equal(bt_dist_quantile(&d, 0.0), 10);
+	assert_int_equal(bt_dist_quantile(&d, 0.2), 10);
+	assert_int_equal(bt_dist_quantile(&d, 0.21), 20);
+	assert_int_equal(bt_dist_quantile(&d, 0.5), 30);
+	assert_int_equal(bt_dist_quantile(&d, 0.99), 50);
+	assert_int_equal(bt_dist_quantile(&d, 1.0), 50);
+	assert_int_equal(d.min, 10);
+	assert_int_equal(d.max, 50);
+	assert_int_equal(d.sum, 150);
+	assert_true(bt_dist_mean(&d) == 30.0);
+	bt_dist_free(&d);
+}
+
+static void test_stats_exact_up_to_limit(void **state)
+{
+	uint64_t v[BT_DIST_EXACT], sorted[BT_DIST_EXACT];
+	static const double qs[] = { 0.001, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0 };
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	for (size_t i = 0; i < BT_DIST_EXACT; i++) {
+		/* Values far apart, where a bucketed answer would be off. */
+		v[i] = rnd() % 1000000007u;
+		assert_int_equal(bt_dist_add(&d, v[i]), 0);
+	}
+	memcpy(sorted, v, sizeof(v));
+	qsort(sorted, BT_DIST_EXACT, sizeof(sorted[0]), cmp_u64);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		assert_int_equal(bt_dist_quantile(&d, qs[i]),
+				 ref_quantile(sorted, BT_DIST_EXACT, qs[i]));
+	bt_dist_free(&d);
+}
+
+static void test_stats_add_after_quantile_resorts(void **state)
+{
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	bt_dist_add(&d, 5);
+	bt_dist_add(&d, 7);
+	bt_dist_add(&d, 9);
+	assert_int_equal(bt_dist_quantile(&d, 0.5), 7);
+	bt_dist_add(&d, 1);
+	bt_dist_add(&d, 2);
+	assert_int_equal(bt_dist_quantile(&d, 0.5), 5);
+	bt_dist_free(&d);
+}
+
+static void check_bucketed(uint64_t (*gen)(void), size_t n)
+{
+	static const double qs[] = { 0.0, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0 };
+	uint64_t *v = malloc(n * sizeof(*v)), sum = 0, got, want, diff;
+	struct bt_dist d;
+
+	assert_non_null(v);
+	bt_dist_init(&d);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = gen();
+		sum += v[i];
+		assert_int_equal(bt_dist_add(&d, v[i]), 0);
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	assert_int_equal(d.n, n);
+	assert_int_equal(d.min, v[0]);
+	assert_int_equal(d.max, v[n - 1]);
+	assert_int_equal(d.sum, sum);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		got = bt_dist_quantile(&d, qs[i]);
+		want = ref_quantile(v, n, qs[i]);
+		diff = got > want ? got - want : want - got;
+		/* relative error under 1/64 */
+		if (diff * 64 >= want && diff) {
+			fail_msg("q=%g: got %llu, want %llu", qs[i],
+				 (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+	bt_dist_free(&d);
+	free(v);
+}
+
+/* Latency-like: log-uniform from 1 ns to about 17 s. */
+static uint64_t gen_latency(void)
+{
+	unsigned e = (unsigned)(rnd() % 34);
+
+	return ((uint64_t)1 << e) + rnd() % ((uint64_t)1 << e);
+}
+
+/* Small values, where buckets must be exact. */
+static uint64_t gen_small(void)
+{
+	return rnd() % 200;
+}
+
+/* The top of the range: no overflow in bucket arithmetic. */
+static uint64_t gen_huge(void)
+{
+	return UINT64_MAX - rnd() % ((uint64_t)1 << 62);
+}
+
+static void test_stats_bucket_accuracy_beyond_exact(void **state)
+{
+	(void)state;
+	check_bucketed(gen_latency, 200000);
+}
+
+static void test_stats_bucket_small_values(void **state)
+{
+	(void)state;
+	check_bucketed(gen_small, 50000);
+}
+
+static void test_stats_bucket_huge_values(void **state)
+{
+	(void)state;
+	/* Sum saturates; check quantiles only with a few samples per run. */
+	struct bt_dist d;
+	uint64_t v[3000], got, want, diff;
+
+	bt_dist_init(&d);
+	for (size_t i = 0; i < 3000; i++) {
+		v[i] = gen_huge();
+		assert_int_equal(bt_dist_add(&d, v[i]), 0);
+	}
+	assert_int_equal(d.sum, UINT64_MAX);
+	qsort(v, 3000, sizeof(v[0]), cmp_u64);
+	got = bt_dist_quantile(&d, 0.5);
+	want = ref_quantile(v, 3000, 0.5);
+	diff = got > want ? got - want : want - got;
+	assert_true(diff < want / 64);
+	bt_dist_free(&d);
+}
+
+static void test_stats_memory_bounded_after_spill(void **state)
+{
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	for (uint64_t i = 0; i <= BT_DIST_EXACT; i++)
+		bt_dist_add(&d, i * 1000);
+	/* Past the limit the exact samples are gone: buckets only. */
+	assert_null(d.exact);
+	assert_non_null(d.buckets);
+	assert_int_equal(d.n, BT_DIST_EXACT + 1);
+	bt_dist_free(&d);
+	assert_null(d.buckets);
+	assert_int_equal(d.n, 0);
+}
+
+static void test_stats_log2_bounds(void **state)
+{
+	uint64_t lo, hi;
+
+	(void)state;
+	bt_log2_bounds(0, &lo, &hi);
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, 0);
+	bt_log2_bounds(1, &lo, &hi);
+	assert_int_equal(lo, 1);
+	assert_int_equal(hi, 1);
+	bt_log2_bounds(13, &lo, &hi);
+	assert_int_equal(lo, 4096);
+	assert_int_equal(hi, 8191);
+	bt_log2_bounds(64, &lo, &hi);
+	assert_int_equal(lo, (uint64_t)1 << 63);
+	assert_int_equal(hi, UINT64_MAX);
+	/* Buckets tile the range: each starts right after the previous. */
+	for (unsigned k = 1; k <= 64; k++) {
+		uint64_t plo, phi;
+
+		bt_log2_bounds(k - 1, &plo, &phi);
+		bt_log2_bounds(k, &lo, &hi);
+		assert_int_equal(lo, phi + 1);
+		assert_true(hi >= lo);
+	}
+}
+
+static void test_stats_log2_values_land_in_bounds(void **state)
+{
+	struct bt_log2 h;
+	static const uint64_t edges[] = { 0, 1, 2, 3, 4, 4095, 4096, 4097,
+					  UINT64_MAX };
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		struct bt_log2 one;
+		uint64_t lo, hi;
+		unsigned k, hits = 0;
+
+		memset(&one, 0, sizeof(one));
+		bt_log2_add(&one, edges[i]);
+		bt_log2_add(&h, edges[i]);
+		for (k = 0; k < 65; k++) {
+			if (!one.count[k])
+				continue;
+			hits++;
+			bt_log2_bounds(k, &lo, &hi);
+			assert_true(edges[i] >= lo && edges[i] <= hi);
+		}
+		assert_int_equal(hits, 1);
+		assert_int_equal(one.total, 1);
+	}
+	assert_int_equal(h.total, 9);
+	assert_int_equal(h.count[0], 1);
+	assert_int_equal(h.count[2], 2);	/* 2, 3 */
+	assert_int_equal(h.count[13], 2);	/* 4096, 4097 */
+	assert_int_equal(h.count[64], 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_empty_dist_is_zero),
+		cmocka_unit_test(test_stats_exact_quantiles_small),
+		cmocka_unit_test(test_stats_exact_up_to_limit),
+		cmocka_unit_test(test_stats_add_after_quantile_resorts),
+		cmocka_unit_test(test_stats_bucket_accuracy_beyond_exact),
+		cmocka_unit_test(test_stats_bucket_small_values),
+		cmocka_unit_test(test_stats_bucket_huge_values),
+		cmocka_unit_test(test_stats_memory_bounded_after_spill),
+		cmocka_unit_test(test_stats_log2_bounds),
+		cmocka_unit_test(test_stats_log2_values_land_in_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
