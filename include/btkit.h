@@ -248,4 +248,59 @@ int bt_table_free(struct bt_table *t);
 
 /* lib/sched.c */
 
+/*
+ * Scheduler messages (blktrace MESSAGE notes) decoded.  CFQ (2.6.26-4.20)
+ * logs "cfq<pid>[S|A][N] [blkcg-path] text", BFQ (4.12+) "bfq<pid>[S|A]
+ * [blkcg-path] text" or "bfqSHARED-[S|A] text"; device-level lines are
+ * "cfq text" / "bfq text"; "elv switch: NAME" comes from the elevator core.
+ * Queue lines are classified by their text into the slice markers of
+ * DESIGN.md: backlog (add_to_rr, add to busy), leave (del_from_rr,
+ * del from busy), service start (set_active, set_in_service_queue) and
+ * service end (slice expired, expire ().
+ */
+enum bt_sched_kind {
+	BT_SCHED_UNKNOWN = 0,	/* not a scheduler message we know */
+	BT_SCHED_QUEUE,		/* about one queue: pid, sync, shared valid */
+	BT_SCHED_DEVICE,	/* about the whole device ("cfq idle timer fired") */
+	BT_SCHED_SWITCH,	/* "elv switch: NAME": name in arg */
+};
+enum bt_sched_name { BT_SCHED_NONE = 0, BT_SCHED_CFQ, BT_SCHED_BFQ };
+enum bt_sched_mark {
+	BT_SCHED_OTHER = 0,	/* any other queue message */
+	BT_SCHED_BACKLOG,	/* queue got requests: waits for service */
+	BT_SCHED_LEAVE,		/* queue left the service tree without service */
+	BT_SCHED_START,		/* queue is now in service */
+	BT_SCHED_END,		/* queue's service (slice, budget) ended */
+};
+struct bt_sched_msg {
+	uint8_t kind;		/* enum bt_sched_kind */
+	uint8_t sched;		/* enum bt_sched_name */
+	uint8_t mark;		/* enum bt_sched_mark (queue messages) */
+	uint8_t sync;		/* 1: sync queue (S), 0: async (A) or unknown */
+	uint8_t has_type;	/* the S/A letter was present (CFQ >= 2.6.30) */
+	uint8_t noidle;		/* CFQ N: sync-noidle workload */
+	uint8_t shared;		/* BFQ merged queue (bfqSHARED-, or pid -1) */
+	int32_t pid;		/* queue's pid; -1 when shared */
+	const char *group;	/* blkcg path token ("/user.slice") or NULL */
+	size_t group_len;
+	const char *text;	/* message after queue and group tokens */
+	size_t text_len;
+	const char *arg;	/* BT_SCHED_SWITCH: the new elevator's name */
+	size_t arg_len;
+};
+/*
+ * Decode a message text of len bytes (trailing NULs and newlines ignored).
+ * Returns 1 when it is a scheduler message (m filled), 0 when not (m->kind
+ * BT_SCHED_UNKNOWN).  Pointers in m point into text.
+ */
+int bt_sched_parse(const char *text, size_t len, struct bt_sched_msg *m);
+/*
+ * Decode a MESSAGE note (the reader has already moved a cgroup id into
+ * e->cgroup).  Returns 1, 0 when not a scheduler message, -EINVAL when e is
+ * not a MESSAGE note.
+ */
+int bt_sched_event(const struct bt_event *e, struct bt_sched_msg *m);
+/* Queue name as the kernel prints it ("cfq12S", "bfqSHARED-A") into buf. */
+char *bt_sched_queue_name(const struct bt_sched_msg *m, char *buf, size_t len);
+
 #endif /* BTKIT_H */
