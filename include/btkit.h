@@ -244,6 +244,114 @@ int bt_table_free(struct bt_table *t);
 
 /* lib/track.c */
 
+/*
+ * The tracker rebuilds requests from Q, M, F, G, I, D, C, R, X and A
+ * events (blk-mq and the legacy queue): bios fold into requests by back
+ * and front merges, requeued requests go round again, split bios become
+ * two pieces, remapped bios (A: partition or dm/md to the disk) are
+ * analysed on the bottom device and remember where they came from.
+ * Requests are keyed by device and sector in a fixed-capacity table, so
+ * memory is bounded by the requests in flight: a request without any
+ * event for expire_ns of trace time is dropped and counted (and handed to
+ * the done callback with BT_RQ_EXPIRED), as is the oldest one when the
+ * table is full.  No allocation per event.
+ */
+struct bt_tracker;
+
+#define BT_TIME_NONE		UINT64_MAX	/* timestamp absent */
+#define BT_RQ_QLIST		8		/* bio Q times kept per request */
+
+/* struct bt_request flags */
+#define BT_RQ_REQUEUED		(1u << 0)	/* went back by R at least once */
+#define BT_RQ_SPLIT		(1u << 1)	/* holds a piece of a split bio (X) */
+#define BT_RQ_REMAPPED		(1u << 2)	/* first bio came by A: origin_* set */
+#define BT_RQ_NOQ		(1u << 3)	/* no Q: blk-flush flush, or began before the trace */
+#define BT_RQ_DIRECT		(1u << 4)	/* dispatched without I (direct issue) */
+#define BT_RQ_PARTIAL		(1u << 5)	/* completed in more than one C */
+#define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired or evicted */
+#define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
+#define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
+
+/* Where a request is in its life (bt_request.state). */
+enum bt_rq_state {
+	BT_RQS_QUEUED = 1,	/* bio queued (Q), not yet in a request */
+	BT_RQS_GOT,		/* request allocated (G) */
+	BT_RQS_INSERTED,	/* in the scheduler (I) */
+	BT_RQS_ISSUED,		/* at the driver (D) */
+	BT_RQS_REQUEUED,	/* sent back (R), waits for another D */
+	BT_RQS_DONE,		/* completed (C) or given up */
+};
+
+/*
+ * One request.  Handed to the done callback when it completes, expires or
+ * is flushed; bt_tracker_feed() also exposes the request an event touched.
+ * The pointer is valid until the next call on the tracker.
+ */
+struct bt_request {
+	uint64_t sector;	/* 512-byte sectors: current start */
+	uint64_t origin_sector;	/* 512-byte sectors on origin_dev (BT_RQ_REMAPPED) */
+	uint64_t q;		/* ns: first (earliest) Q folded in */
+	uint64_t g;		/* ns: G */
+	uint64_t i;		/* ns: first I */
+	uint64_t d;		/* ns: last D (after requeues, the one that completed) */
+	uint64_t c;		/* ns: last C (the final piece of a partial completion) */
+	uint64_t last;		/* ns: latest event folded in */
+	uint64_t q_off_sum;	/* ns: sum over the bios of (bio's Q - q) */
+	uint64_t qlist[BT_RQ_QLIST]; /* ns: Q times of the first bios, in folding order */
+	uint64_t cgroup;	/* cgroup id of the first event that had one, else 0 */
+	uint32_t bytes;		/* bytes: of the D (else the sum of the bios) */
+	uint32_t nbios;		/* bios folded in: Q'd bios, merges, split pieces */
+	uint32_t nqlist;	/* entries used in qlist */
+	uint32_t nrequeue;	/* R events */
+	uint32_t pid;		/* owner: pid of the first Q (else of the first event) */
+	uint32_t dev;		/* kernel dev_t analysed (bottom of a remap) */
+	uint32_t origin_dev;	/* kernel dev_t the first bio was remapped from */
+	uint32_t category;	/* BT_TC_* of the D (else of the first event) */
+	uint32_t flags;		/* BT_RQ_* */
+	uint16_t error;		/* negative errno as u16 from the C, 0 if none */
+	uint8_t state;		/* enum bt_rq_state */
+	char op;		/* 'R' read, 'W' write, 'D' discard, 'F' flush (0 bytes), 'N' other */
+	char rwbs[8];		/* as blkparse prints it for the D (else the first event) */
+	char comm[17];		/* owner's name from PROCESS notes, "" if unknown */
+};
+
+struct bt_tracker_opts {
+	uint64_t expire_ns;	/* ns of trace time without event; 0: 30 s */
+	uint32_t capacity;	/* requests in flight; 0: 32768 */
+	/* optional: names owners by bt_reader_comm() */
+	const struct bt_reader *reader;
+	/* optional: every finished request (completed, expired, flushed) */
+	void (*done)(const struct bt_request *rq, void *arg);
+	void *arg;
+};
+
+struct bt_tracker_stats {
+	uint64_t completed;	/* requests finished by C */
+	uint64_t expired;	/* dropped after expire_ns without event */
+	uint64_t evicted;	/* dropped early: table full */
+	uint64_t open;		/* still open at bt_tracker_flush */
+	uint64_t unmatched;	/* M, F, C, R that found no request */
+	uint64_t remapped;	/* bios that moved to another device (A) */
+	uint64_t inflight;	/* requests in the table now */
+	uint64_t peak;		/* most requests in the table at once */
+};
+
+/* NULL opts: defaults.  0 or -ENOMEM / -EINVAL. */
+int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts);
+/*
+ * Feed one event (notes and other actions are ignored).  Returns 1 when a
+ * request was touched (*rq, if rq is not NULL, points to it; after a final
+ * C it is the finished request, already given to the done callback), 0
+ * when not (*rq NULL), -EINVAL on bad arguments.
+ */
+int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
+		    const struct bt_request **rq);
+/* End of trace: hand every open request to done with BT_RQ_OPEN. */
+void bt_tracker_flush(struct bt_tracker *tr);
+void bt_tracker_get_stats(const struct bt_tracker *tr,
+			  struct bt_tracker_stats *st);
+void bt_tracker_free(struct bt_tracker *tr);
+
 /* ----------------------------------------------------------------- sched */
 
 /* lib/sched.c */
