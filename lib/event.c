@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * event.c - what one decoded record means: the action letters and rwbs
+ * string exactly as blkparse prints them, and the payloads of remap,
+ * split, unplug and note records.  The reader has already put every
+ * header field and the TIMESTAMP payload in host order; remap, split and
+ * unplug payloads stay big-endian because the kernel writes them so.
+ */
+#include <errno.h>
+#include <string.h>
+#include "internal.h"
+
+static const char *const act_letters[] = {
+	[BT_A_QUEUE] = "Q",
+	[BT_A_BACKMERGE] = "M",
+	[BT_A_FRONTMERGE] = "F",
+	[BT_A_GETRQ] = "G",
+	[BT_A_SLEEPRQ] = "S",
+	[BT_A_REQUEUE] = "R",
+	[BT_A_ISSUE] = "D",
+	[BT_A_COMPLETE] = "C",
+	[BT_A_PLUG] = "P",
+	[BT_A_UNPLUG_IO] = "U",
+	[BT_A_UNPLUG_TIMER] = "UT",
+	[BT_A_INSERT] = "I",
+	[BT_A_SPLIT] = "X",
+	[BT_A_BOUNCE] = "B",
+	[BT_A_REMAP] = "A",
+	/* blkparse prints neither; these names are ours. */
+	[BT_A_ABORT] = "AB",
+	[BT_A_DRV_DATA] = "DD",
+};
+
+const char *bt_event_letters(const struct bt_event *e)
+{
+	if (bt_event_is_note(e)) {
+		/* blkparse prints messages as "m"; the others are ours. */
+		switch (e->action) {
+		case BT_N_MESSAGE:
+			return "m";
+		case BT_N_PROCESS:
+			return "NP";
+		case BT_N_TIMESTAMP:
+			return "NT";
+		default:
+			return "N?";
+		}
+	}
+	if (e->action < sizeof(act_letters) / sizeof(act_letters[0]) &&
+	    act_letters[e->action])
+		return act_letters[e->action];
+	return "?";
+}
+
+/*
+ * blkparse's order: leading F for a flush, then one of D (discard wins
+ * over write), W, R (any bytes) or N, then F for FUA, A readahead, S sync,
+ * M meta.  The READ category is not consulted, as in blkparse.
+ */
+char *bt_event_rwbs(const struct bt_event *e, char *buf)
+{
+	uint32_t c = e->category;
+	int i = 0;
+
+	if (c & BT_TC_FLUSH)
+		buf[i++] = 'F';
+	if (c & BT_TC_DISCARD)
+		buf[i++] = 'D';
+	else if (c & BT_TC_WRITE)
+		buf[i++] = 'W';
+	else if (e->bytes)
+		buf[i++] = 'R';
+	else
+		buf[i++] = 'N';
+	if (c & BT_TC_FUA)
+		buf[i++] = 'F';
+	if (c & BT_TC_AHEAD)
+		buf[i++] = 'A';
+	if (c & BT_TC_SYNC)
+		buf[i++] = 'S';
+	if (c & BT_TC_META)
+		buf[i++] = 'M';
+	buf[i] = '\0';
+	return buf;
+}
+
+int bt_event_remap(const struct bt_event *e, struct bt_remap *out)
+{
+	if (!e->pdu || e->pdu_len < 16)
+		return -EBADMSG;
+	out->dev_from = bt_be32(e->pdu);
+	out->dev_to = bt_be32(e->pdu + 4);
+	out->sector_from = bt_be64(e->pdu + 8);
+	return 0;
+}
+
+int bt_event_split(const struct bt_event *e, uint64_t *new_sector)
+{
+	if (!e->pdu || e->pdu_len < 8)
+		return -EBADMSG;
+	*new_sector = bt_be64(e->pdu);
+	return 0;
+}
+
+int bt_event_unplug(const struct bt_event *e, uint64_t *nr_requests)
+{
+	if (!e->pdu || e->pdu_len < 8)
+		return -EBADMSG;
+	*nr_requests = bt_be64(e->pdu);
+	return 0;
+}
+
+/* The comm is at most 16 bytes, NUL padded (TASK_COMM_LEN). */
+int bt_event_process(const struct bt_event *e, char *comm, size_t len)
+{
+	size_t n;
+
+	if (!len)
+		return -EINVAL;
+	if (!e->pdu || e->pdu_len == 0) {
+		comm[0] = '\0';
+		return -EBADMSG;
+	}
+	n = e->pdu_len < 16 ? e->pdu_len : 16;
+	n = strnlen((const char *)e->pdu, n);
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(comm, e->pdu, n);
+	comm[n] = '\0';
+	return 0;
+}
+
+/* The reader has converted the two u32s to host order. */
+int bt_event_timestamp(const struct bt_event *e, uint32_t *sec,
+		       uint32_t *nsec)
+{
+	if (!e->pdu || e->pdu_len < 8)
+		return -EBADMSG;
+	*sec = bt_ld32(e->pdu, 0);
+	*nsec = bt_ld32(e->pdu + 4, 0);
+	return 0;
+}
+
+int bt_event_message(const struct bt_event *e, const char **text,
+		     size_t *len)
+{
+	if (!e->pdu && e->pdu_len)
+		return -EBADMSG;
+	*text = e->pdu ? (const char *)e->pdu : "";
+	/* Stop at a NUL as blkparse's "%.*s" does; some kernels pad. */
+	*len = e->pdu ? strnlen(*text, e->pdu_len) : 0;
+	return 0;
+}

@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader.c - stream blktrace records from any number of inputs and merge
+ * them by time.  Each input owns one fixed buffer filled by large read()s
+ * (or inflated from gzip, detected by magic), so memory is bounded by the
+ * number of inputs and no event costs a malloc or a system call.  The
+ * format is decided per input at its first record: byte order from the
+ * magic, the 64-byte header of version 8 (or of newer `blkparse -d` dumps
+ * behind a version-7 magic), and the 16-byte context prefix of tracefs
+ * captures.  Records are checked before their lengths are trusted; the
+ * first bad one stops the reader with its input, offset and a message.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "internal.h"
+
+/* Room for the largest record (prefix + v8 header + max pdu) many times. */
+#define BUF_SIZE	(256u * 1024)
+#define CTX_LEN		16		/* tracefs context-info prefix */
+#define MAX_RECORD	(CTX_LEN + BT_HDR_V8 + 65535u)
+#define MAX_INPUTS	65535u
+#define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
+#define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
+
+struct input {
+	char *name;
+	int fd;			/* -1 for memory */
+	int close_fd;
+	/* Source bytes of a memory input (compressed when gz). */
+	const unsigned char *mem;
+	size_t mem_len;
+	/* The window of decoded bytes: data[pos, end) not yet consumed. */
+	const unsigned char *data;
+	unsigned char *buf;	/* owned buffer behind data, BUF_SIZE */
+	size_t pos, end;
+	uint64_t base;		/* input offset of data[0] */
+	unsigned eof:1;		/* source exhausted: end is final */
+	unsigned started:1;	/* source probed for gzip */
+	unsigned detected:1;	/* format decided at the first record */
+	unsigned swap:1;	/* records in the other byte order */
+	unsigned wide7:1;	/* 64-byte header behind a v7 magic */
+	unsigned gz:1;
+	unsigned gz_trunc:1;	/* gzip stream ended early */
+	unsigned ctx;		/* prefix bytes before each record: 0 or 16 */
+	/* gzip: compressed bytes in zbuf (fd) or straight from mem. */
+	z_stream *z;
+	unsigned char *zbuf;
+	size_t mem_fed;		/* bytes of mem handed to zlib */
+	int zeof;		/* no more compressed bytes */
+	uint16_t index;
+	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
+	struct bt_event ev;	/* the next record, decoded */
+};
+
+struct comm_slot {
+	uint32_t pid;
+	uint8_t used;
+	char comm[17];
+};
+
+struct seq_slot {
+	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
+	uint32_t last;
+};
+
+struct bt_reader {
+	struct input **in;
+	size_t nin, cap_in;
+	struct input **heap;	/* inputs with a pending record, min time first */
+	size_t nheap;
+	struct input *last;	/* delivered last: advance before the next */
+	int started;
+	int err;
+	struct input *err_in;
+	uint64_t err_off;
+	char msg[160];
+	uint64_t max_time;	/* latest non-note time delivered */
+	int have_time;
+	struct bt_reader_stats st;
+	struct comm_slot *comm;
+	size_t comm_slots, comm_used;
+	struct seq_slot seq[SEQ_SLOTS];
+	size_t seq_used;
+};
+
+/* ------------------------------------------------------------- errors */
+
+__attribute__((format(printf, 5, 6)))
+static int fail(struct bt_reader *r, struct input *in, uint64_t off, int err,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	r->err_in = in;
+	r->err_off = off;
+	return err;
+}
+
+/* ------------------------------------------------------------- inputs */
+
+int bt_reader_new(struct bt_reader **out)
+{
+	struct bt_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	*out = r;
+	return 0;
+}
+
+static void input_free(struct input *in)
+{
+	if (!in)
+		return;
+	if (in->z) {
+		inflateEnd(in->z);
+		free(in->z);
+	}
+	if (in->close_fd && in->fd >= 0)
+		close(in->fd);
+	free(in->zbuf);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+static struct input *input_new(struct bt_reader *r, const char *name)
+{
+	struct input *in;
+
+	if (r->started || r->nin >= MAX_INPUTS)
+		return NULL;
+	if (r->nin == r->cap_in) {
+		size_t cap = r->cap_in ? r->cap_in * 2 : 8;
+		struct input **a = realloc(r->in, cap * sizeof(*a));
+		struct input **h;
+
+		if (!a)
+			return NULL;
+		r->in = a;
+		h = realloc(r->heap, cap * sizeof(*h));
+		if (!h)
+			return NULL;
+		r->heap = h;
+		r->cap_in = cap;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return NULL;
+	in->name = strdup(name);
+	if (!in->name) {
+		free(in);
+		return NULL;
+	}
+	in->fd = -1;
+	in->index = (uint16_t)r->nin;
+	r->in[r->nin++] = in;
+	return in;
+}
+
+static int add_check(const struct bt_reader *r)
+{
+	if (r->started)
+		return -EBUSY;
+	if (r->nin >= MAX_INPUTS)
+		return -EMFILE;
+	return 0;
+}
+
+int bt_reader_add_fd(struct bt_reader *r, int fd, const char *name)
+{
+	struct input *in;
+	char tmp[32];
+	int rc = add_check(r);
+
+	if (rc)
+		return rc;
+	if (fd < 0)
+		return -EBADF;
+	if (!name) {
+		snprintf(tmp, sizeof(tmp), "fd %d", fd);
+		name = tmp;
+	}
+	in = input_new(r, name);
+	if (!in)
+		return -ENOMEM;
+	in->fd = fd;
+	return 0;
+}
+
+int bt_reader_add_mem(struct bt_reader *r, const void *buf, size_t len,
+		      const char *name)
+{
+	struct input *in;
+	int rc = add_check(r);
+
+	if (rc)
+		return rc;
+	if (!buf && len)
+		return -EINVAL;
+	in = input_new(r, name ? name : "memory");
+	if (!in)
+		return -ENOMEM;
+	in->mem = buf;
+	in->mem_len = len;
+	return 0;
+}
+
+static int add_file(struct bt_reader *r, const char *path)
+{
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = bt_reader_add_fd(r, fd, path);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	r->in[r->nin - 1]->close_fd = 1;
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return 0;
+}
+
+struct cpu_file {
+	unsigned long cpu;
+	char *path;
+};
+
+static int cpu_file_cmp(const void *a, const void *b)
+{
+	const struct cpu_file *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/*
+ * NAME means every NAME.blktrace.N in NAME's directory.  Numbers may be
+ * missing (offline CPUs), so scan rather than count up from 0.
+ */
+static int add_cpu_set(struct bt_reader *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t blen = strlen(base);
+	char *dir;
+	DIR *d;
+	struct dirent *de;
+	struct cpu_file *f = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+
+	if (!blen)
+		return -ENOENT;
+	dir = strndup(path, dlen ? dlen : 0);
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dlen ? dir : ".");
+	if (!d) {
+		rc = errno == ENOENT ? -ENOENT : -errno;
+		free(dir);
+		return rc;
+	}
+	while ((de = readdir(d))) {
+		const char *s = de->d_name, *num;
+		char *endp;
+		unsigned long cpu;
+
+		if (strncmp(s, base, blen) || strncmp(s + blen, ".blktrace.", 10))
+			continue;
+		num = s + blen + 10;
+		if (*num < '0' || *num > '9' || strlen(num) > 9)
+			continue;
+		cpu = strtoul(num, &endp, 10);
+		if (*endp)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct cpu_file *nf = realloc(f, nc * sizeof(*nf));
+
+			if (!nf) {
+				rc = -ENOMEM;
+				break;
+			}
+			f = nf;
+			cap = nc;
+		}
+		if (asprintf(&f[n].path, "%s%s", dir, s) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		f[n++].cpu = cpu;
+	}
+	closedir(d);
+	free(dir);
+	if (!rc && !n)
+		rc = -ENOENT;
+	if (!rc) {
+		qsort(f, n, sizeof(*f), cpu_file_cmp);
+		for (i = 0; i < n && !rc; i++) {
+			struct stat sb;
+
+			if (stat(f[i].path, &sb) == 0 && S_ISDIR(sb.st_mode))
+				continue;
+			rc = add_file(r, f[i].path);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(f[i].path);
+	free(f);
+	return rc;
+}
+
+int bt_reader_add(struct bt_reader *r, const char *path)
+{
+	struct stat sb;
+	int rc = add_check(r);
+
+	if (rc)
+		return rc;
+	if (!path || !*path)
+		return -EINVAL;
+	if (!strcmp(path, "-"))
+		return bt_reader_add_fd(r, STDIN_FILENO, "-");
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return -EISDIR;
+		return add_file(r, path);
+	}
+	if (errno != ENOENT)
+		return -errno;
+	return add_cpu_set(r, path);
+}
+
+size_t bt_reader_inputs(const struct bt_reader *r)
+{
+	return r->nin;
+}
+
+const char *bt_reader_input_name(const struct bt_reader *r, size_t i)
+{
+	return i < r->nin ? r->in[i]->name : NULL;
+}
+
+/* ------------------------------------------------------- byte source */
+
+static ssize_t read_once(int fd, unsigned char *p, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, p, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* Feed zlib more compressed bytes; 0 at the end of them. */
+static int gz_feed(struct input *in)
+{
+	if (in->fd < 0) {
+		size_t left = in->mem_len - in->mem_fed;
+		size_t n = left > (1u << 30) ? (1u << 30) : left;
+
+		in->z->next_in = (unsigned char *)in->mem + in->mem_fed;
+		in->z->avail_in = (uInt)n;
+		in->mem_fed += n;
+		return n > 0;
+	} else {
+		ssize_t n = read_once(in->fd, in->zbuf, BUF_SIZE);
+
+		if (n < 0)
+			return (int)n;
+		in->z->next_in = in->zbuf;
+		in->z->avail_in = (uInt)n;
+		return n > 0;
+	}
+}
+
+/*
+ * Inflate up to len bytes.  Concatenated gzip members are one stream, as
+ * for zcat.  Returns bytes produced, 0 at the end, or -errno with the
+ * reason in msg.
+ */
+static ssize_t gz_read(struct input *in, unsigned char *dst, size_t len,
+		       const char **msg)
+{
+	z_stream *z = in->z;
+	int zr;
+
+	z->next_out = dst;
+	z->avail_out = (uInt)len;
+	while (z->avail_out == len) {
+		if (!z->avail_in && !in->zeof) {
+			int f = gz_feed(in);
+
+			if (f < 0) {
+				*msg = "read error";
+				return f;
+			}
+			if (!f)
+				in->zeof = 1;
+		}
+		zr = inflate(z, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END) {
+			if (!z->avail_in && !in->zeof) {
+				int f = gz_feed(in);
+
+				if (f < 0) {
+					*msg = "read error";
+					return f;
+				}
+				if (!f)
+					in->zeof = 1;
+			}
+			if (!z->avail_in) {
+				in->eof = 1;	/* clean end of the last member */
+				break;
+			}
+			if (z->next_in[0] != 0x1f) {
+				*msg = "garbage after gzip data";
+				return -EBADMSG;
+			}
+			inflateReset(z);
+			continue;
+		}
+		if (zr == Z_BUF_ERROR && !z->avail_in && in->zeof) {
+			in->eof = 1;
+			in->gz_trunc = 1;
+			break;
+		}
+		if (zr == Z_MEM_ERROR) {
+			*msg = "out of memory";
+			return -ENOMEM;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			*msg = z->msg ? z->msg : "corrupt gzip data";
+			return -EBADMSG;
+		}
+	}
+	return (ssize_t)(len - z->avail_out);
+}
+
+/* Decide gzip or plain at the first bytes of the input. */
+static int input_start(struct bt_reader *r, struct input *in)
+{
+	int gz = 0;
+
+	in->started = 1;
+	if (in->fd < 0) {
+		gz = in->mem_len >= 2 && in->mem[0] == 0x1f && in->mem[1] == 0x8b;
+		if (!gz) {
+			/* Plain memory is read in place: no copy at all. */
+			in->data = in->mem;
+			in->end = in->mem_len;
+			in->eof = 1;
+			return 0;
+		}
+	} else {
+		ssize_t n;
+
+		in->buf = malloc(BUF_SIZE);
+		if (!in->buf)
+			return fail(r, in, 0, -ENOMEM, "out of memory");
+		in->data = in->buf;
+		/* Pipes may deliver one byte at a time. */
+		while (in->end < 2) {
+			n = read_once(in->fd, in->buf + in->end,
+				      BUF_SIZE - in->end);
+			if (n < 0)
+				return fail(r, in, 0, (int)n, "read: %s",
+					    strerror((int)-n));
+			if (!n) {
+				in->eof = 1;
+				break;
+			}
+			in->end += (size_t)n;
+		}
+		gz = in->end >= 2 && in->buf[0] == 0x1f && in->buf[1] == 0x8b;
+		if (!gz)
+			return 0;
+		/* What was read is compressed: it becomes zlib's input. */
+		in->zbuf = in->buf;
+		in->buf = NULL;
+	}
+	in->gz = 1;
+	in->z = calloc(1, sizeof(*in->z));
+	if (!in->buf)
+		in->buf = malloc(BUF_SIZE);
+	if (!in->z || !in->buf)
+		return fail(r, in, 0, -ENOMEM, "out of memory");
+	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK)
+		return fail(r, in, 0, -ENOMEM, "cannot start zlib");
+	if (in->fd >= 0) {
+		in->z->next_in = in->zbuf;
+		in->z->avail_in = (uInt)in->end;
+		in->zeof = in->eof;
+	} else {
+		in->mem_fed = 0;
+	}
+	in->data = in->buf;
+	in->end = 0;
+	in->eof = 0;
+	return 0;
+}
+
+/*
+ * Make at least need bytes available at data + pos, fewer only at the end
+ * of the input.  Returns the bytes available or -errno.
+ */
+static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need)
+{
+	const char *msg = NULL;
+	ssize_t n;
+
+	if (!in->started) {
+		int rc = input_start(r, in);
+
+		if (rc)
+			return rc;
+	}
+	while (in->end - in->pos < need && !in->eof) {
+		if (in->pos) {
+			/* Slide the partial record to the front. */
+			memmove(in->buf, in->buf + in->pos, in->end - in->pos);
+			in->base += in->pos;
+			in->end -= in->pos;
+			in->pos = 0;
+		}
+		if (in->gz)
+			n = gz_read(in, in->buf + in->end, BUF_SIZE - in->end,
+				    &msg);
+		else
+			n = read_once(in->fd, in->buf + in->end,
+				      BUF_SIZE - in->end);
+		if (n < 0) {
+			uint64_t off = in->base + in->pos;
+
+			if (msg)
+				return fail(r, in, off, (int)n, "gzip: %s", msg);
+			return fail(r, in, off, (int)n, "read: %s",
+				    strerror((int)-n));
+		}
+		if (!n && !in->gz)
+			in->eof = 1;
+		in->end += (size_t)n;
+	}
+	return (ssize_t)(in->end - in->pos);
+}
+
+static inline ssize_t fill(struct bt_reader *r, struct input *in, size_t need)
+{
+	if (in->end - in->pos >= need && in->started)
+		return (ssize_t)(in->end - in->pos);
+	return fill_slow(r, in, need);
+}
+
+/* ------------------------------------------------------------ records */
+
+static inline int magic_ok(uint32_t m)
+{
+	return (m & BT_MAGIC_MASK) == BT_MAGIC;
+}
+
+/* Does a record (with the input's prefix) start at p + off, or the data end? */
+static int lands(const struct input *in, const unsigned char *p, size_t avail,
+		 size_t off, int at_eof)
+{
+	if (off == avail)
+		return at_eof;
+	if (off + in->ctx + 4 > avail)
+		return 0;
+	return magic_ok(bt_ld32(p + off + in->ctx, in->swap));
+}
+
+/* Byte order, prefix and header size from the first record. */
+static int detect(struct bt_reader *r, struct input *in)
+{
+	const unsigned char *p;
+	ssize_t avail;
+	size_t need, n46, n50, a;
+	uint32_t m;
+	int at_eof;
+
+	avail = fill(r, in, CTX_LEN + BT_HDR_V8 + 4);
+	if (avail <= 0)
+		return (int)avail;	/* empty input: no events, no error */
+	p = in->data + in->pos;
+	a = (size_t)avail;
+	if (a < 4)
+		return fail(r, in, in->base + in->pos, -ENODATA,
+			    "truncated record: %zu bytes", a);
+	m = bt_ld32(p, 0);
+	if (magic_ok(m)) {
+		in->ctx = 0;
+	} else if (magic_ok(__builtin_bswap32(m))) {
+		in->ctx = 0;
+		in->swap = 1;
+	} else if (a >= CTX_LEN + 4 && magic_ok(bt_ld32(p + CTX_LEN, 0))) {
+		in->ctx = CTX_LEN;
+	} else if (a >= CTX_LEN + 4 &&
+		   magic_ok(bt_ld32(p + CTX_LEN, 1))) {
+		in->ctx = CTX_LEN;
+		in->swap = 1;
+	} else {
+		return fail(r, in, in->base + in->pos, -EBADMSG,
+			    "bad magic 0x%08x", m);
+	}
+	in->detected = 1;
+	m = bt_ld32(p + in->ctx, in->swap);
+	if ((m & 0xff) != BT_VERSION_7)
+		return 0;	/* v8 is always wide; others fail in parse */
+	if (a < in->ctx + BT_HDR_V8)
+		return 0;	/* too short to be wide; parse decides */
+	n46 = bt_ld16(p + in->ctx + 46, in->swap);
+	n50 = bt_ld16(p + in->ctx + 50, in->swap);
+	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
+	avail = fill(r, in, need);
+	if (avail < 0)
+		return (int)avail;
+	p = in->data + in->pos;
+	a = (size_t)avail;
+	at_eof = a < need;
+	if (lands(in, p, a, in->ctx + BT_HDR_V7 + n46, at_eof))
+		return 0;
+	if (lands(in, p, a, in->ctx + BT_HDR_V8 + n50, at_eof))
+		in->wide7 = 1;
+	return 0;
+}
+
+static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
+		     size_t len);
+
+/*
+ * Decode the header at p (past any prefix).  swap and wide are constants
+ * at each call site so the compiler makes one straight path per layout.
+ */
+static inline __attribute__((always_inline)) void
+decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
+{
+	e->sequence = bt_ld32(p + 4, swap);
+	e->time = bt_ld64(p + 8, swap);
+	e->sector = bt_ld64(p + 16, swap);
+	e->bytes = bt_ld32(p + 24, swap);
+	if (wide) {
+		uint64_t act = bt_ld64(p + 32, swap);
+
+		e->pid = bt_ld32(p + 28, swap);
+		e->action = (uint32_t)(act & 0xffff);
+		e->category = (uint32_t)(act >> 16);
+		e->dev = bt_ld32(p + 40, swap);
+		e->cpu = bt_ld32(p + 44, swap);
+		e->error = bt_ld16(p + 48, swap);
+		e->pdu_len = bt_ld16(p + 50, swap);
+	} else {
+		uint32_t act = bt_ld32(p + 28, swap);
+
+		e->action = act & 0xffff;
+		e->category = act >> 16;
+		e->pid = bt_ld32(p + 32, swap);
+		e->dev = bt_ld32(p + 36, swap);
+		e->cpu = bt_ld32(p + 40, swap);
+		e->error = bt_ld16(p + 44, swap);
+		e->pdu_len = bt_ld16(p + 46, swap);
+	}
+}
+
+/*
+ * Read the input's next record into in->ev.  1: a record, 0: the end of
+ * the input, < 0: error (recorded in r).
+ */
+static int advance(struct bt_reader *r, struct input *in)
+{
+	struct bt_event *e = &in->ev;
+	const unsigned char *p;
+	ssize_t avail;
+	size_t hdr, total, start;
+	uint32_t m, ver;
+	int wide;
+
+	if (!in->detected) {
+		int rc = detect(r, in);
+
+		if (rc < 0)
+			return rc;
+		if (!in->detected) {
+			if (in->gz_trunc)
+				return fail(r, in, in->base + in->pos, -ENODATA,
+					    "truncated gzip data");
+			return 0;
+		}
+	}
+	avail = fill(r, in, in->ctx + BT_HDR_V8);
+	if (avail < 0)
+		return (int)avail;
+	start = in->pos;
+	if (!avail) {
+		if (in->gz_trunc)
+			return fail(r, in, in->base + start, -ENODATA,
+				    "truncated gzip data");
+		return 0;
+	}
+	p = in->data + start;
+	if ((size_t)avail < in->ctx + 4)
+		goto truncated;
+	m = bt_ld32(p + in->ctx, in->swap);
+	if (!magic_ok(m))
+		return fail(r, in, in->base + start, -EBADMSG,
+			    "bad magic 0x%08x", m);
+	ver = m & 0xff;
+	if (ver == BT_VERSION_8)
+		wide = 1;
+	else if (ver == BT_VERSION_7)
+		wide = in->wide7;
+	else
+		return fail(r, in, in->base + start, -EPROTONOSUPPORT,
+			    "unsupported version %u", ver);
+	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
+	if ((size_t)avail < hdr)
+		goto truncated;
+	p += in->ctx;
+	if (in->swap) {
+		if (wide)
+			decode(e, p, 1, 1);
+		else
+			decode(e, p, 1, 0);
+	} else {
+		if (wide)
+			decode(e, p, 0, 1);
+		else
+			decode(e, p, 0, 0);
+	}
+	total = hdr + e->pdu_len;
+	if ((size_t)avail < total) {
+		avail = fill(r, in, total);
+		if (avail < 0)
+			return (int)avail;
+		if ((size_t)avail < total) {
+			if (in->gz_trunc)
+				return fail(r, in, in->base + start, -ENODATA,
+					    "truncated gzip data");
+			return fail(r, in, in->base + start, -ENODATA,
+				    "pdu_len %u runs past the end",
+				    (unsigned)e->pdu_len);
+		}
+		p = in->data + start + in->ctx;
+	}
+	e->version = (uint8_t)ver;
+	e->offset = in->base + start;
+	e->input = in->index;
+	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
+	e->has_cgroup = 0;
+	e->cgroup = 0;
+	if (e->action & BT_A_CGROUP) {
+		e->action &= ~BT_A_CGROUP;
+		if (e->pdu_len >= 8) {
+			e->cgroup = bt_ld64(e->pdu, in->swap);
+			e->has_cgroup = 1;
+			e->pdu_len -= 8;
+			e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
+		}
+	}
+	in->pos = start + total;
+	r->st.bytes += total;
+	if (e->category & BT_TC_NOTIFY) {
+		if (e->action == BT_N_PROCESS && e->pdu_len)
+			comm_set(r, e->pid, e->pdu, e->pdu_len);
+		else if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
+			 in->swap) {
+			uint32_t sec = bt_ld32(e->pdu, 1);
+			uint32_t nsec = bt_ld32(e->pdu + 4, 1);
+
+			memcpy(in->scratch, &sec, 4);
+			memcpy(in->scratch + 4, &nsec, 4);
+			e->pdu = in->scratch;
+			e->pdu_len = 8;
+		}
+	}
+	return 1;
+
+truncated:
+	if (in->gz_trunc)
+		return fail(r, in, in->base + start, -ENODATA,
+			    "truncated gzip data");
+	return fail(r, in, in->base + start, -ENODATA,
+		    "truncated record: %zu bytes", (size_t)avail);
+}
+
+/* --------------------------------------------------------- pid -> comm */
+
+static inline size_t pid_hash(uint32_t pid, size_t slots)
+{
+	return (size_t)((pid * 0x9e3779b1u) & (slots - 1));
+}
+
+static struct comm_slot *comm_find(const struct bt_reader *r, uint32_t pid)
+{
+	size_t i;
+
+	if (!r->comm)
+		return NULL;
+	for (i = pid_hash(pid, r->comm_slots);; i = (i + 1) & (r->comm_slots - 1)) {
+		struct comm_slot *s = &r->comm[i];
+
+		if (!s->used || s->pid == pid)
+			return s;
+	}
+}
+
+static int comm_grow(struct bt_reader *r)
+{
+	size_t slots = r->comm_slots ? r->comm_slots * 2 : 256, i;
+	struct comm_slot *old = r->comm, *s;
+	size_t oslots = r->comm_slots;
+
+	if (slots > COMM_MAX_SLOTS)
+		return -ENOSPC;
+	r->comm = calloc(slots, sizeof(*r->comm));
+	if (!r->comm) {
+		r->comm = old;
+		return -ENOMEM;
+	}
+	r->comm_slots = slots;
+	for (i = 0; i < oslots; i++) {
+		if (!old[i].used)
+			continue;
+		s = comm_find(r, old[i].pid);
+		*s = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/*
+ * At most COMM_MAX_SLOTS / 2 distinct pids are remembered; later new pids
+ * go unnamed rather than growing memory with the trace.
+ */
+static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
+		     size_t len)
+{
+	struct comm_slot *c;
+	size_t n;
+
+	if ((r->comm_used + 1) * 2 > r->comm_slots) {
+		c = comm_find(r, pid);
+		if (!c || !c->used) {
+			if (comm_grow(r))
+				return;
+		}
+	}
+	c = comm_find(r, pid);
+	if (!c->used) {
+		c->used = 1;
+		c->pid = pid;
+		r->comm_used++;
+	}
+	n = len < 16 ? len : 16;
+	n = strnlen((const char *)s, n);
+	memcpy(c->comm, s, n);
+	c->comm[n] = '\0';
+}
+
+const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
+{
+	const struct comm_slot *c = comm_find(r, pid);
+
+	return c && c->used ? c->comm : NULL;
+}
+
+/* --------------------------------------------------------- duplicates */
+
+/*
+ * Sequences count up per device and CPU; a repeated or older one means
+ * the same records were given twice.  Unknown keys past the table's
+ * capacity are not checked.
+ */
+static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
+{
+	uint64_t key = ((uint64_t)e->dev << 32 | e->cpu) + 1;
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (SEQ_SLOTS - 1);
+
+	for (;; i = (i + 1) & (SEQ_SLOTS - 1)) {
+		struct seq_slot *s = &r->seq[i];
+
+		if (s->key == key) {
+			if (e->sequence <= s->last)
+				return 1;
+			s->last = e->sequence;
+			return 0;
+		}
+		if (!s->key) {
+			if (r->seq_used * 4 >= SEQ_SLOTS * 3)
+				return 0;
+			s->key = key;
+			s->last = e->sequence;
+			r->seq_used++;
+			return 0;
+		}
+	}
+}
+
+/* -------------------------------------------------------------- merge */
+
+static inline int before(const struct input *a, const struct input *b)
+{
+	if (a->ev.time != b->ev.time)
+		return a->ev.time < b->ev.time;
+	return a->index < b->index;
+}
+
+static void sift_down(struct bt_reader *r, size_t i)
+{
+	struct input **h = r->heap, *x = h[i];
+	size_t n = r->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(h[c + 1], h[c]))
+			c++;
+		if (!before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static int prime(struct bt_reader *r)
+{
+	size_t i;
+	int rc;
+
+	r->started = 1;
+	for (i = 0; i < r->nin; i++) {
+		rc = advance(r, r->in[i]);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			r->heap[r->nheap++] = r->in[i];
+	}
+	for (i = r->nheap / 2; i-- > 0;)
+		sift_down(r, i);
+	return 0;
+}
+
+int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
+{
+	struct input *in;
+	int rc;
+
+	if (r->err)
+		return r->err;
+	if (!r->started) {
+		rc = prime(r);
+		if (rc < 0)
+			return rc;
+	} else if (r->last) {
+		in = r->last;
+		r->last = NULL;
+		goto advance;
+	}
+	for (;;) {
+		if (!r->nheap)
+			return 0;
+		in = r->heap[0];
+		if (in->ev.sequence && is_duplicate(r, &in->ev)) {
+			r->st.duplicates++;
+			goto advance;
+		}
+		if (!(in->ev.category & BT_TC_NOTIFY)) {
+			if (r->have_time && in->ev.time < r->max_time)
+				r->st.backwards++;
+			else
+				r->max_time = in->ev.time;
+			r->have_time = 1;
+		}
+		*ev = in->ev;
+		r->last = in;
+		r->st.events++;
+		return 1;
+advance:
+		rc = advance(r, in);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			r->heap[0] = r->heap[--r->nheap];
+		if (r->nheap > 1)
+			sift_down(r, 0);
+	}
+}
+
+/* ------------------------------------------------------------- queries */
+
+const char *bt_reader_error(const struct bt_reader *r, const char **file,
+			    uint64_t *offset)
+{
+	if (file)
+		*file = r->err && r->err_in ? r->err_in->name : NULL;
+	if (offset)
+		*offset = r->err ? r->err_off : 0;
+	return r->err ? r->msg : NULL;
+}
+
+void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st)
+{
+	*st = r->st;
+}
+
+void bt_reader_free(struct bt_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nin; i++)
+		input_free(r->in[i]);
+	free(r->in);
+	free(r->heap);
+	free(r->comm);
+	free(r);
+}
