@@ -184,6 +184,172 @@ void bt_reader_free(struct bt_reader *r);
 int bt_event_encode(const struct bt_event *e, void *buf, size_t len,
 		    unsigned flags);
 
+/* ---------------------------------------------------------------- text */
+
+/* lib/format.c */
+
+/*
+ * The line `blkparse -q` (Debian blktrace 1.2.0) prints for an event.
+ * With BT_FMT_V120 cgroup-flagged records print nothing, as in 1.2.0;
+ * without it they follow blkparse 1.3.0 (I/O as usual, messages with the
+ * record's pid and an "ino,gen " cgroup prefix).
+ */
+#define BT_FMT_V120		1u
+
+/* Bytes bt_format_line() may write for e (header, tail, payload dump). */
+size_t bt_format_bound(const struct bt_event *e);
+/*
+ * Write e's line, newline included, into buf (bt_format_bound(e) bytes).
+ * rel: ns since the trace's first event, unsigned like blkparse's (a
+ * wrapped value prints as blkparse would).  comm: name from the pid's
+ * PROCESS note, NULL prints "(null)".  Returns the length, 0 when
+ * blkparse prints no line for e.
+ */
+size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
+		      const char *comm, unsigned flags);
+/*
+ * 1 when blkparse prints a line for e, 0 when it skips e silently (notes,
+ * driver data), -1 when it skips e with a "Bad fs/pc action" complaint.
+ */
+int bt_format_kind(const struct bt_event *e, unsigned flags);
+/*
+ * The payload part of e as text, no newline: "<- (259,3) 2048" (remap),
+ * "/ 4096" (split), "3" (requests unplugged), the message text, or a PC
+ * command dump.  buf: bt_format_bound(e) bytes.  Returns the length.
+ */
+size_t bt_format_detail(char *buf, const struct bt_event *e);
+
+/* ---------------------------------------------------------------- replay */
+
+/* lib/replay.c */
+
+/*
+ * Replay engine behind btreplay.  Load a trace with bt_replay_feed() (every
+ * event, notes and completions included: completions give each process's
+ * recorded depth), give each traced device a target descriptor, run.  One
+ * thread per traced pid, each with its own io_uring, so the kernel sees one
+ * I/O context per original process; I/Os are issued at their recorded time
+ * from the first I/O (scaled by speed) with at most the process's recorded
+ * number in flight.  Flushes are fdatasync() and discards BLKDISCARD (or a
+ * punched hole on a regular file), both issued by the process's thread
+ * itself so the trace of the replay attributes them to it.  Memory is
+ * 40 bytes per replayed I/O.
+ */
+struct bt_replay;
+
+struct bt_replay_conf {
+	uint8_t from_d;		/* 1: replay requests as dispatched (D), 0: bios (Q) */
+	uint8_t has_pid;	/* only this pid's I/O */
+	uint32_t pid;
+};
+
+/* Per traced device: what the trace does there. */
+struct bt_replay_dev {
+	uint32_t dev;		/* kernel dev_t as traced */
+	uint64_t base;		/* 512-byte sectors: partition start seen in remaps */
+	uint64_t extent;	/* bytes: highest end of an I/O, from base */
+	uint64_t reads, writes, discards, flushes;	/* I/O counts */
+	uint64_t fua;		/* writes with FUA */
+};
+
+/* Results per process (and their total): times in ns. */
+struct bt_replay_proc {
+	uint32_t pid;		/* 0 in the total */
+	uint32_t depth;		/* recorded I/Os in flight, at most */
+	uint64_t ios;		/* I/Os issued */
+	uint64_t bytes;		/* bytes of the issued I/Os */
+	uint64_t errors;	/* I/Os failed or short */
+	int first_error;	/* errno of the first failure, 0 if none */
+	uint64_t lat_p50, lat_p99;	/* ns: issue to completion */
+	uint64_t lag_p50, lag_p99, lag_max; /* ns: issued after its due time */
+};
+
+struct bt_replay_opts {
+	double speed;		/* > 0: 2 replays twice as fast; ignored with no_stall */
+	int no_stall;		/* ignore recorded times, only the depth limits */
+};
+
+int bt_replay_new(struct bt_replay **out, const struct bt_replay_conf *c);
+/* Feed every event in time order; 0 or -ENOMEM. */
+int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e);
+/* End of loading: the number of I/Os to replay, or -errno. */
+int64_t bt_replay_loaded(struct bt_replay *rp);
+size_t bt_replay_ndevs(const struct bt_replay *rp);
+void bt_replay_dev_get(const struct bt_replay *rp, size_t i,
+		       struct bt_replay_dev *out);
+/* Where device i's I/O goes: an O_DIRECT descriptor (kept open by the caller). */
+int bt_replay_target(struct bt_replay *rp, size_t i, int fd, int is_blkdev);
+/* Run to the end or bt_replay_stop(); 0, or -errno when threads or rings failed. */
+int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o);
+/* Async-signal-safe: stop issuing, wait for what is in flight. */
+void bt_replay_stop(struct bt_replay *rp);
+size_t bt_replay_nprocs(const struct bt_replay *rp);
+/* Results of process i (sorted by pid); i == nprocs gives the total. */
+void bt_replay_proc_get(struct bt_replay *rp, size_t i,
+			struct bt_replay_proc *out);
+void bt_replay_free(struct bt_replay *rp);
+
+/* lib/blkdev.c */
+
+/* A block device as sysfs describes it. */
+struct bt_blkdev {
+	char name[64];		/* kernel name: "sda2", "loop3" */
+	char disk[64];		/* the whole disk: "sda" (= name for a disk) */
+	uint32_t dev;		/* kernel dev_t */
+	uint64_t size;		/* bytes */
+	uint64_t part_start;	/* 512-byte sectors; 0 for a whole disk */
+	unsigned lbs;		/* logical block size, bytes */
+	int is_partition;
+};
+/* 0, -ENOTBLK when path is not a block device, or -errno. */
+int bt_blkdev_info(const char *path, struct bt_blkdev *b);
+
+/* Reasons a device is not safe to replay onto. */
+#define BT_BLK_MOUNTED		1u	/* it or a partition mounted or swap */
+#define BT_BLK_HOLDERS		2u	/* it or a partition has holders (dm, md) */
+#define BT_BLK_BUSY		4u	/* open O_EXCL fails with EBUSY */
+#define BT_BLK_SIGNATURE	8u	/* filesystem or partition-table signature */
+#define BT_BLK_ROOT		16u	/* holds the root filesystem */
+struct bt_blkdev_safety {
+	unsigned reasons;	/* BT_BLK_* */
+	char mounted[160];	/* "sdb1 mounted on /mnt" */
+	char holder[64];	/* "dm-0" */
+	const char *signature;	/* "ext2/3/4 filesystem" */
+};
+int bt_blkdev_check(const char *path, const struct bt_blkdev *b,
+		    struct bt_blkdev_safety *s);
+
+/* I/O scheduler of a disk (queue/scheduler): current and available list. */
+int bt_blkdev_sched_get(const char *disk, char *cur, size_t len,
+			char *avail, size_t alen);
+/* 1 when the disk offers name, 0 when not, -errno. */
+int bt_blkdev_sched_avail(const char *disk, const char *name);
+/* blk-mq name for a legacy one (noop, deadline, cfq, as), else NULL. */
+const char *bt_blkdev_sched_legacy(const char *name);
+/*
+ * Save the current scheduler and its tunables, switch to name (NULL: keep)
+ * and re-read to confirm (-EINVAL when another stays in place).  *out is set
+ * whenever something was saved, even on failure: restore and free it.
+ */
+struct bt_blkdev_sched;
+int bt_blkdev_sched_switch(const char *disk, const char *name,
+			   struct bt_blkdev_sched **out);
+/* Write queue/iosched/KEY (or queue/KEY, saved first); got = value re-read. */
+int bt_blkdev_sched_tune(struct bt_blkdev_sched *s, const char *key,
+			 const char *val, char *got, size_t glen);
+/* Put back the old scheduler and every saved tunable. */
+int bt_blkdev_sched_restore(struct bt_blkdev_sched *s);
+const char *bt_blkdev_sched_old(const struct bt_blkdev_sched *s);
+void bt_blkdev_sched_free(struct bt_blkdev_sched *s);
+
+/*
+ * A scratch loop device on a sparse file of at least bytes in dir (NULL:
+ * /tmp), the file already unlinked and the device set to detach itself on
+ * its last close.  Returns an open O_RDWR descriptor of the device (its
+ * path in path), or -errno.
+ */
+int bt_blkdev_scratch(const char *dir, uint64_t bytes, char *path, size_t len);
+
 /* ----------------------------------------------------------------- stats */
 
 /*
@@ -410,5 +576,118 @@ int bt_sched_parse(const char *text, size_t len, struct bt_sched_msg *m);
 int bt_sched_event(const struct bt_event *e, struct bt_sched_msg *m);
 /* Queue name as the kernel prints it ("cfq12S", "bfqSHARED-A") into buf. */
 char *bt_sched_queue_name(const struct bt_sched_msg *m, char *buf, size_t len);
+
+/* lib/slice.c */
+
+/*
+ * Slice waits (DESIGN.md "Slice wait"), from both sources at once:
+ * scheduler messages (a queue waits from backlog, or from the end of its
+ * service while still backlogged, to its service start; a dispatch of one
+ * of its own requests before that, as BFQ injection does, also ends the
+ * wait) and events only (an owner's request inserted, or got when it has
+ * no I, while the owner had nothing pending nor in flight and its last
+ * completion is older than tau; the wait ends at the owner's next D).
+ * Feed every event with the request the tracker says it touched.
+ * Episodes are handed to a callback as they end.
+ */
+struct bt_slice;
+
+enum bt_slice_source { BT_SLICE_EVENTS = 0, BT_SLICE_MESSAGES = 1 };
+/* What an episode's pid means. */
+enum bt_slice_queue {
+	BT_SLICE_PROC = 0,	/* a process: owner, or its sync queue */
+	BT_SLICE_ASYNC,		/* an async queue named after pid (messages) */
+	BT_SLICE_SHARED,	/* a merged queue, pid -1 (messages) */
+};
+
+struct bt_slice_ep {
+	uint64_t start;		/* ns: backlog or insert */
+	uint64_t end;		/* ns: service start or dispatch; last event if censored */
+	uint64_t wait;		/* ns: end - start */
+	uint64_t dev_idle;	/* ns the device had nothing in flight meanwhile */
+	uint64_t foreign_bytes;	/* bytes others dispatched meanwhile */
+	uint32_t dev;		/* kernel dev_t */
+	int32_t pid;		/* owner or queue pid; -1 for a shared queue */
+	int32_t top_other;	/* pid that dispatched most bytes meanwhile, -1 none */
+	uint8_t source;		/* enum bt_slice_source */
+	uint8_t queue;		/* enum bt_slice_queue */
+	uint8_t sched;		/* enum bt_sched_name of a messages episode */
+	uint8_t censored;	/* still waiting at the end of the trace */
+};
+
+struct bt_slice_opts {
+	uint64_t tau_ns;	/* events only: quiet time before a new episode; 0: 8 ms */
+	int top_other;		/* compute top_other (costs a scan per episode) */
+	void (*episode)(const struct bt_slice_ep *ep, void *arg);
+	void *arg;
+};
+
+/* 0 or -ENOMEM / -EINVAL (no episode callback). */
+int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts);
+/*
+ * One event, in time order, and the request bt_tracker_feed() said it
+ * touched (NULL if none).  Returns 0 or -ENOMEM.
+ */
+int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
+		  const struct bt_request *rq);
+/* End of trace: episodes still waiting go to the callback as censored. */
+void bt_slice_finish(struct bt_slice *s);
+/* 1 when the device's trace carried scheduler queue messages. */
+int bt_slice_has_messages(const struct bt_slice *s, uint32_t dev);
+void bt_slice_free(struct bt_slice *s);
+
+/* lib/sync.c */
+
+/*
+ * fdatasync episodes (DESIGN.md "fdatasync episode") per device and pid:
+ * open at the Q of a sync write or flush-class bio, data phase until every
+ * write bio of the episode completed (bios are followed by sector range,
+ * so merges and splits do not matter), then the first flush-class bio
+ * queued by the pid itself or a journal thread (or anyone with any_flush)
+ * closes the episode at its completion.
+ */
+struct bt_sync;
+
+/* struct bt_sync_ep flags: how the episode closed. */
+#define BT_SYNC_SELF		(1u << 0)	/* the pid's own empty flush */
+#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's (or, any_flush, another pid's) flush */
+#define BT_SYNC_FUA		(1u << 2)	/* the pid's data-bearing PREFLUSH/FUA write */
+#define BT_SYNC_NOFLUSH		(1u << 3)	/* no flush within the window: closed at data end */
+#define BT_SYNC_INVALID		(1u << 4)	/* the pid queued other I/O meanwhile */
+#define BT_SYNC_CENSORED	(1u << 5)	/* still open at the end of the trace */
+
+struct bt_sync_ep {
+	uint64_t open;		/* ns: Q of the first sync write or flush bio */
+	uint64_t data_done;	/* ns: completion of the last data write (open if none) */
+	uint64_t close;		/* ns: completion of the closing flush */
+	uint64_t lat;		/* ns: close - open */
+	uint64_t data;		/* ns: data_done - open */
+	uint64_t flush;		/* ns: close - data_done */
+	uint64_t data_bytes;	/* bytes of the episode's data writes */
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;
+	uint32_t closer;	/* pid that queued the closing flush (0 noflush) */
+	uint32_t flags;		/* BT_SYNC_* */
+};
+
+struct bt_sync_opts {
+	uint64_t noflush_ns;	/* wait for a flush this long; 0: 5 s */
+	int any_flush;		/* any pid's flush closes others' episodes */
+	const uint32_t *journal_pids;	/* extra journal threads */
+	size_t njournal;
+	void (*episode)(const struct bt_sync_ep *ep, void *arg);
+	void *arg;
+};
+
+/* 0 or -ENOMEM / -EINVAL (no episode callback). */
+int bt_sync_new(struct bt_sync **out, const struct bt_sync_opts *opts);
+/* comm: the name of ev->pid (NULL if unknown).  0 or -ENOMEM. */
+int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
+		 const char *comm);
+/* End of trace: open episodes go to the callback with BT_SYNC_CENSORED. */
+void bt_sync_finish(struct bt_sync *s);
+void bt_sync_free(struct bt_sync *s);
+/* 1 when comm names a journal thread ("jbd2/sda1-8", "kjournald"). */
+int bt_sync_is_journal(const char *comm);
 
 #endif /* BTKIT_H */
