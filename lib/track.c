@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: MIT
+/*
+ * track.c - the request tracker: folds the per-bio and per-request events
+ * of a trace back into requests (Q..M/F..G..I..D..C) and hands each
+ * finished request to the caller with all its timestamps.  Requests live
+ * in a fixed pool indexed by two open-addressing hash tables keyed by
+ * (device, sector): one by start sector, where G, I, D, C and R arrive,
+ * and one by end sector for requests still open to merges, where a back
+ * merge's bio lands.  Several requests may share a key (a write rewritten
+ * while the first is in flight, flushes at sector 0): lookups score every
+ * entry with the key and take the best, oldest first.  Entries sit on a
+ * list ordered by their last event, so the oldest is found in O(1) when it
+ * expires or when the pool is full.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define DEFAULT_EXPIRE	30000000000ull	/* ns */
+#define DEFAULT_CAP	32768u
+#define MIN_CAP		4u		/* a split needs room for two */
+#define MAX_CAP		(1u << 24)
+
+/* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
+#define RQS_MARK	0
+
+struct ent {
+	struct bt_request rq;
+	uint64_t end;		/* sectors: key in the end index */
+	uint64_t seq;		/* creation order, for oldest-first ties */
+	uint32_t remaining;	/* bytes not yet completed */
+	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	uint8_t in_start, in_end;
+};
+
+struct bt_tracker {
+	struct bt_tracker_opts o;
+	struct ent *pool;
+	uint32_t cap, used;	/* pool entries handed out at least once */
+	uint32_t free;		/* free list through ent.next, index + 1 */
+	uint32_t *sidx, *eidx;	/* slot: index + 1, 0 = empty */
+	uint32_t mask;
+	uint32_t head, tail;	/* age list: oldest at head */
+	uint64_t seq;
+	struct bt_tracker_stats st;
+	struct bt_request last;	/* a finished request, valid until next call */
+};
+
+static inline uint32_t slot_of(const struct bt_tracker *tr, uint32_t dev,
+			       uint64_t sector)
+{
+	uint64_t h = (sector ^ ((uint64_t)dev << 40) ^ dev) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & tr->mask;
+}
+
+static void idx_insert(struct bt_tracker *tr, uint32_t *idx, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	uint32_t s = slot_of(tr, dev, key);
+
+	while (idx[s])
+		s = (s + 1) & tr->mask;
+	idx[s] = e + 1;
+}
+
+static inline uint64_t ent_key(const struct bt_tracker *tr,
+			       const uint32_t *idx, const struct ent *x)
+{
+	return idx == tr->sidx ? x->rq.sector : x->end;
+}
+
+/* Linear probing with backward-shift deletion: no tombstones to pile up. */
+static void idx_remove(struct bt_tracker *tr, uint32_t *idx, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	uint32_t s = slot_of(tr, dev, key), j, h;
+
+	while (idx[s] != e + 1) {
+		if (!idx[s])
+			return;
+		s = (s + 1) & tr->mask;
+	}
+	for (j = s;;) {
+		const struct ent *x;
+
+		idx[s] = 0;
+		for (;;) {
+			j = (j + 1) & tr->mask;
+			if (!idx[j])
+				return;
+			x = &tr->pool[idx[j] - 1];
+			h = slot_of(tr, x->rq.dev, ent_key(tr, idx, x));
+			/* Move j back to s unless its home lies in (s, j]. */
+			if (s <= j ? (s < h && h <= j) : (s < h || h <= j))
+				continue;
+			break;
+		}
+		idx[s] = idx[j];
+		s = j;
+	}
+}
+
+static void unindex(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool);
+
+	if (x->in_start)
+		idx_remove(tr, tr->sidx, x->rq.dev, x->rq.sector, e);
+	if (x->in_end)
+		idx_remove(tr, tr->eidx, x->rq.dev, x->end, e);
+	x->in_start = x->in_end = 0;
+}
+
+/* (Re)index x by its current start and, while it can merge, its end. */
+static void reindex(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool);
+
+	unindex(tr, x);
+	x->end = x->rq.sector + (x->remaining >> 9);
+	idx_insert(tr, tr->sidx, x->rq.dev, x->rq.sector, e);
+	x->in_start = 1;
+	if (x->rq.state >= BT_RQS_GOT && x->rq.state <= BT_RQS_INSERTED) {
+		idx_insert(tr, tr->eidx, x->rq.dev, x->end, e);
+		x->in_end = 1;
+	}
+}
+
+static void age_unlink(struct bt_tracker *tr, struct ent *x)
+{
+	if (x->prev)
+		tr->pool[x->prev - 1].next = x->next;
+	else
+		tr->head = x->next;
+	if (x->next)
+		tr->pool[x->next - 1].prev = x->prev;
+	else
+		tr->tail = x->prev;
+	x->prev = x->next = 0;
+}
+
+static void age_append(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	x->prev = tr->tail;
+	x->next = 0;
+	if (tr->tail)
+		tr->pool[tr->tail - 1].next = e;
+	else
+		tr->head = e;
+	tr->tail = e;
+}
+
+static void touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
+{
+	x->rq.last = t;
+	if (tr->tail != (uint32_t)(x - tr->pool) + 1) {
+		age_unlink(tr, x);
+		age_append(tr, x);
+	}
+}
+
+static char op_of(uint32_t category, uint32_t bytes)
+{
+	if (category & BT_TC_DISCARD)
+		return 'D';
+	if ((category & BT_TC_FLUSH) && bytes == 0)
+		return 'F';
+	if (category & BT_TC_WRITE)
+		return 'W';
+	return bytes ? 'R' : 'N';
+}
+
+static void release(struct bt_tracker *tr, struct ent *x)
+{
+	unindex(tr, x);
+	age_unlink(tr, x);
+	x->next = tr->free;
+	tr->free = (uint32_t)(x - tr->pool) + 1;
+	tr->st.inflight--;
+}
+
+/* Hand x to the caller (marks and lone bio fragments are not requests). */
+static const struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
+				       uint32_t flags)
+{
+	struct bt_request *rq = &tr->last;
+
+	*rq = x->rq;
+	release(tr, x);
+	rq->flags |= flags;
+	rq->state = BT_RQS_DONE;
+	rq->op = op_of(rq->category, rq->bytes);
+	if (tr->o.reader && !rq->comm[0]) {
+		const char *c = bt_reader_comm(tr->o.reader, rq->pid);
+
+		if (c) {
+			strncpy(rq->comm, c, sizeof(rq->comm) - 1);
+			rq->comm[sizeof(rq->comm) - 1] = '\0';
+		}
+	}
+	if (tr->o.done)
+		tr->o.done(rq, tr->o.arg);
+	return rq;
+}
+
+/* Give up on x: expired, evicted or open at the end. */
+static void drop(struct bt_tracker *tr, struct ent *x, uint32_t flag)
+{
+	if (x->rq.state == RQS_MARK) {
+		release(tr, x);
+		return;
+	}
+	finish(tr, x, flag);
+}
+
+static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
+			     uint8_t state)
+{
+	struct ent *x;
+	uint32_t e;
+
+	if (tr->free) {
+		e = tr->free - 1;
+		tr->free = tr->pool[e].next;
+	} else if (tr->used < tr->cap) {
+		e = tr->used++;
+	} else {
+		tr->st.evicted++;
+		drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
+		e = tr->free - 1;
+		tr->free = tr->pool[e].next;
+	}
+	x = &tr->pool[e];
+	memset(x, 0, sizeof(*x));
+	x->seq = tr->seq++;
+	x->rq.sector = ev->sector;
+	x->rq.origin_sector = ev->sector;
+	x->rq.q = x->rq.g = x->rq.i = x->rq.d = x->rq.c = BT_TIME_NONE;
+	x->rq.last = ev->time;
+	x->rq.bytes = x->remaining = ev->bytes;
+	x->rq.pid = ev->pid;
+	x->rq.dev = x->rq.origin_dev = ev->dev;
+	x->rq.category = ev->category;
+	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
+	x->rq.state = state;
+	bt_event_rwbs(ev, x->rq.rwbs);
+	age_append(tr, x);
+	if (++tr->st.inflight > tr->st.peak)
+		tr->st.peak = tr->st.inflight;
+	return x;
+}
+
+/* Scores of entries for an event: 0 = not a candidate, higher is better. */
+typedef int (*score_fn)(const struct ent *x, const struct bt_event *ev);
+
+static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
+			  uint32_t dev, uint64_t key, score_fn score,
+			  const struct bt_event *ev)
+{
+	struct ent *best = NULL;
+	uint32_t s = slot_of(tr, dev, key);
+	int bs = 0;
+
+	for (; idx[s]; s = (s + 1) & tr->mask) {
+		struct ent *x = &tr->pool[idx[s] - 1];
+		int v;
+
+		if (x->rq.dev != dev || ent_key(tr, idx, x) != key)
+			continue;
+		v = score(x, ev);
+		if (v > bs || (v == bs && v > 0 && x->seq < best->seq)) {
+			best = x;
+			bs = v;
+		}
+	}
+	return best;
+}
+
+/* A lone queued bio, waiting for G, M, F, X or A. */
+static int score_bio(const struct ent *x, const struct bt_event *ev)
+{
+	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1)
+		return 0;
+	return x->rq.bytes == ev->bytes ? 2 : 1;
+}
+
+static int score_mark(const struct ent *x, const struct bt_event *ev)
+{
+	(void)ev;
+	return x->rq.state == RQS_MARK;
+}
+
+/* A request still open to merges. */
+static int score_merge_target(const struct ent *x, const struct bt_event *ev)
+{
+	(void)ev;
+	return x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED;
+}
+
+static inline int same_class(const struct ent *x, const struct bt_event *ev)
+{
+	return (x->remaining == 0) == (ev->bytes == 0);
+}
+
+static int score_insert(const struct ent *x, const struct bt_event *ev)
+{
+	if (!same_class(x, ev))
+		return 0;
+	switch (x->rq.state) {
+	case BT_RQS_GOT:
+	case BT_RQS_REQUEUED:
+		return 3;
+	case BT_RQS_QUEUED:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static int score_issue(const struct ent *x, const struct bt_event *ev)
+{
+	if (!same_class(x, ev))
+		return 0;
+	switch (x->rq.state) {
+	case BT_RQS_INSERTED:
+		return 4;
+	case BT_RQS_GOT:
+	case BT_RQS_REQUEUED:
+		return 3;
+	case BT_RQS_QUEUED:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static int score_complete(const struct ent *x, const struct bt_event *ev)
+{
+	if (!same_class(x, ev) || x->rq.state == RQS_MARK)
+		return 0;
+	return x->rq.state == BT_RQS_ISSUED ? 2 : 1;
+}
+
+static int score_requeue(const struct ent *x, const struct bt_event *ev)
+{
+	(void)ev;
+	return x->rq.state == BT_RQS_ISSUED;
+}
+
+static void add_q(struct ent *x, uint64_t t)
+{
+	struct bt_request *rq = &x->rq;
+
+	if (rq->q == BT_TIME_NONE || t < rq->q) {
+		if (rq->q != BT_TIME_NONE)
+			rq->q_off_sum += (uint64_t)rq->nbios * (rq->q - t);
+		rq->q = t;
+	}
+	rq->q_off_sum += t - rq->q;
+	if (rq->nqlist < BT_RQ_QLIST)
+		rq->qlist[rq->nqlist++] = t;
+	rq->nbios++;
+}
+
+/* Fold the bio entry b into request x (a merge), then free b. */
+static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
+{
+	struct bt_request *rq = &x->rq, *bq = &b->rq;
+	uint32_t k;
+
+	if (bq->q != BT_TIME_NONE && (rq->q == BT_TIME_NONE || bq->q < rq->q)) {
+		rq->pid = bq->pid;
+		rq->comm[0] = '\0';
+	}
+	for (k = 0; k < bq->nqlist; k++)
+		add_q(x, bq->qlist[k]);
+	/* bios beyond the bio's own list: their offsets go in as a sum */
+	if (bq->nbios > bq->nqlist && bq->q != BT_TIME_NONE) {
+		uint32_t n = bq->nbios - bq->nqlist;
+		uint64_t rest = bq->q_off_sum, base = bq->q;
+
+		for (k = 0; k < bq->nqlist; k++)
+			rest -= bq->qlist[k] - base;
+		rq->q_off_sum += rest + (uint64_t)n * (base - rq->q);
+		rq->nbios += n;
+	}
+	rq->flags |= bq->flags & (BT_RQ_SPLIT | BT_RQ_REMAPPED);
+	if (!rq->cgroup)
+		rq->cgroup = bq->cgroup;
+	release(tr, b);
+}
+
+static const struct bt_request *on_queue(struct bt_tracker *tr,
+					 const struct bt_event *ev)
+{
+	struct ent *m = lookup(tr, tr->sidx, ev->dev, ev->sector, score_mark,
+			       ev);
+	struct ent *x;
+
+	if (m) {
+		/* A remap put a mark here: the bio keeps its origin and owner. */
+		x = m;
+		x->rq.state = BT_RQS_QUEUED;
+		x->rq.bytes = x->remaining = ev->bytes;
+		x->rq.category = ev->category;
+		bt_event_rwbs(ev, x->rq.rwbs);
+		if (!x->rq.pid)
+			x->rq.pid = ev->pid;
+		if (ev->has_cgroup && !x->rq.cgroup)
+			x->rq.cgroup = ev->cgroup;
+		touch(tr, x, ev->time);
+	} else {
+		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
+	}
+	add_q(x, ev->time);
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static const struct bt_request *on_merge(struct bt_tracker *tr,
+					 const struct bt_event *ev, int back)
+{
+	struct ent *b = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
+			       ev);
+	struct ent *x;
+	uint64_t nsec = ev->bytes >> 9;
+
+	if (back)
+		x = lookup(tr, tr->eidx, ev->dev, ev->sector,
+			   score_merge_target, ev);
+	else
+		x = lookup(tr, tr->sidx, ev->dev, ev->sector + nsec,
+			   score_merge_target, ev);
+	if (!x) {
+		/* Merged into a request we never saw start: forget the bio. */
+		tr->st.unmatched++;
+		if (b)
+			release(tr, b);
+		return NULL;
+	}
+	/* Without the bio's Q (before the trace) only the bytes grow. */
+	if (b)
+		fold(tr, x, b);
+	x->remaining += ev->bytes;
+	x->rq.bytes = x->remaining;
+	if (!back)
+		x->rq.sector = ev->sector;
+	touch(tr, x, ev->time);
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
+			      score_fn score, uint8_t state)
+{
+	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score, ev);
+
+	if (x) {
+		touch(tr, x, ev->time);
+		return x;
+	}
+	/* Nothing queued here: a blk-flush flush, or begun before the trace. */
+	x = alloc_ent(tr, ev, state);
+	x->rq.flags |= BT_RQ_NOQ;
+	return x;
+}
+
+static const struct bt_request *on_getrq(struct bt_tracker *tr,
+					 const struct bt_event *ev)
+{
+	struct ent *x = get_or_new(tr, ev, score_bio, BT_RQS_GOT);
+
+	x->rq.state = BT_RQS_GOT;
+	if (x->rq.g == BT_TIME_NONE)
+		x->rq.g = ev->time;
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static const struct bt_request *on_insert(struct bt_tracker *tr,
+					  const struct bt_event *ev)
+{
+	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
+
+	x->rq.state = BT_RQS_INSERTED;
+	if (x->rq.i == BT_TIME_NONE)
+		x->rq.i = ev->time;
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static const struct bt_request *on_issue(struct bt_tracker *tr,
+					 const struct bt_event *ev)
+{
+	struct ent *x = get_or_new(tr, ev, score_issue, BT_RQS_ISSUED);
+
+	if (x->rq.i == BT_TIME_NONE)
+		x->rq.flags |= BT_RQ_DIRECT;
+	x->rq.state = BT_RQS_ISSUED;
+	x->rq.d = ev->time;
+	/* The driver's view wins: bytes and flags as dispatched. */
+	x->rq.bytes = x->remaining = ev->bytes;
+	x->rq.category = ev->category;
+	bt_event_rwbs(ev, x->rq.rwbs);
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static const struct bt_request *on_complete(struct bt_tracker *tr,
+					    const struct bt_event *ev)
+{
+	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
+			       score_complete, ev);
+
+	if (!x) {
+		tr->st.unmatched++;
+		return NULL;
+	}
+	x->rq.c = ev->time;
+	if (ev->error) {
+		x->rq.flags |= BT_RQ_ERROR;
+		x->rq.error = ev->error;
+	}
+	if (ev->bytes && ev->bytes < x->remaining) {
+		/* A partial completion: the rest goes on from further up. */
+		x->rq.flags |= BT_RQ_PARTIAL;
+		x->remaining -= ev->bytes;
+		x->rq.sector += ev->bytes >> 9;
+		touch(tr, x, ev->time);
+		reindex(tr, x);
+		return &x->rq;
+	}
+	x->rq.last = ev->time;
+	tr->st.completed++;
+	return finish(tr, x, 0);
+}
+
+static const struct bt_request *on_requeue(struct bt_tracker *tr,
+					   const struct bt_event *ev)
+{
+	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
+			       score_requeue, ev);
+
+	if (!x) {
+		tr->st.unmatched++;
+		return NULL;
+	}
+	x->rq.state = BT_RQS_REQUEUED;
+	x->rq.flags |= BT_RQ_REQUEUED;
+	x->rq.nrequeue++;
+	touch(tr, x, ev->time);
+	reindex(tr, x);
+	return &x->rq;
+}
+
+static const struct bt_request *on_split(struct bt_tracker *tr,
+					 const struct bt_event *ev)
+{
+	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
+			       ev);
+	struct ent *y;
+	uint64_t at;
+	uint32_t first;
+
+	if (bt_event_split(ev, &at) < 0 || !x || at <= x->rq.sector ||
+	    at >= x->end)
+		return x ? &x->rq : NULL;
+	first = (uint32_t)((at - x->rq.sector) << 9);
+	touch(tr, x, ev->time);	/* so a full pool does not evict x */
+	y = alloc_ent(tr, ev, BT_RQS_QUEUED);
+	y->rq = x->rq;
+	y->rq.sector = at;
+	y->rq.bytes = y->remaining = x->remaining - first;
+	y->rq.flags |= BT_RQ_SPLIT;
+	y->rq.last = ev->time;
+	x->rq.bytes = x->remaining = first;
+	x->rq.flags |= BT_RQ_SPLIT;
+	reindex(tr, x);
+	reindex(tr, y);
+	return &x->rq;
+}
+
+static const struct bt_request *on_remap(struct bt_tracker *tr,
+					 const struct bt_event *ev)
+{
+	struct bt_remap rm;
+	struct bt_event from;
+	struct bt_request up;
+	struct ent *b, *m;
+
+	if (bt_event_remap(ev, &rm) < 0)
+		return NULL;
+	from = *ev;
+	from.dev = rm.dev_from;
+	from.sector = rm.sector_from;
+	b = lookup(tr, tr->sidx, rm.dev_from, rm.sector_from, score_bio, &from);
+	if (!b)
+		b = lookup(tr, tr->sidx, rm.dev_from, rm.sector_from,
+			   score_mark, &from);
+	if (b) {
+		up = b->rq;
+		tr->st.remapped++;
+		release(tr, b);
+	}
+	m = alloc_ent(tr, ev, RQS_MARK);
+	m->rq.flags |= BT_RQ_REMAPPED;
+	m->rq.origin_dev = rm.dev_from;
+	m->rq.origin_sector = rm.sector_from;
+	if (b) {
+		/* The upper device's bio moves down: keep who asked for it. */
+		m->rq.pid = up.pid;
+		if (up.cgroup)
+			m->rq.cgroup = up.cgroup;
+		if (up.flags & BT_RQ_REMAPPED) {
+			m->rq.origin_dev = up.origin_dev;
+			m->rq.origin_sector = up.origin_sector;
+		}
+	}
+	reindex(tr, m);
+	return NULL;
+}
+
+static void expire(struct bt_tracker *tr, uint64_t now)
+{
+	while (tr->head) {
+		struct ent *x = &tr->pool[tr->head - 1];
+
+		if (x->rq.last >= now || now - x->rq.last <= tr->o.expire_ns)
+			break;
+		if (x->rq.state != RQS_MARK)
+			tr->st.expired++;
+		drop(tr, x, BT_RQ_EXPIRED);
+	}
+}
+
+int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
+{
+	struct bt_tracker *tr;
+	uint32_t slots = 1024;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	if (opts)
+		tr->o = *opts;
+	if (!tr->o.expire_ns)
+		tr->o.expire_ns = DEFAULT_EXPIRE;
+	if (!tr->o.capacity)
+		tr->o.capacity = DEFAULT_CAP;
+	if (tr->o.capacity < MIN_CAP)
+		tr->o.capacity = MIN_CAP;
+	if (tr->o.capacity > MAX_CAP) {
+		free(tr);
+		return -EINVAL;
+	}
+	tr->cap = tr->o.capacity;
+	while (slots < 2 * tr->cap)
+		slots <<= 1;
+	tr->mask = slots - 1;
+	/* calloc: pages of the pool are only touched as requests need them. */
+	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
+	tr->sidx = calloc(slots, sizeof(*tr->sidx));
+	tr->eidx = calloc(slots, sizeof(*tr->eidx));
+	if (!tr->pool || !tr->sidx || !tr->eidx) {
+		bt_tracker_free(tr);
+		return -ENOMEM;
+	}
+	*out = tr;
+	return 0;
+}
+
+int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
+		    const struct bt_request **rq)
+{
+	const struct bt_request *r = NULL;
+
+	if (rq)
+		*rq = NULL;
+	if (!tr || !ev)
+		return -EINVAL;
+	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
+		return 0;
+	if (tr->head)
+		expire(tr, ev->time);
+	switch (ev->action) {
+	case BT_A_QUEUE:
+		r = on_queue(tr, ev);
+		break;
+	case BT_A_BACKMERGE:
+		r = on_merge(tr, ev, 1);
+		break;
+	case BT_A_FRONTMERGE:
+		r = on_merge(tr, ev, 0);
+		break;
+	case BT_A_GETRQ:
+		r = on_getrq(tr, ev);
+		break;
+	case BT_A_INSERT:
+		r = on_insert(tr, ev);
+		break;
+	case BT_A_ISSUE:
+		r = on_issue(tr, ev);
+		break;
+	case BT_A_COMPLETE:
+		r = on_complete(tr, ev);
+		break;
+	case BT_A_REQUEUE:
+		r = on_requeue(tr, ev);
+		break;
+	case BT_A_SPLIT:
+		r = on_split(tr, ev);
+		break;
+	case BT_A_REMAP:
+		r = on_remap(tr, ev);
+		break;
+	default:
+		return 0;
+	}
+	if (rq)
+		*rq = r;
+	return r != NULL;
+}
+
+void bt_tracker_flush(struct bt_tracker *tr)
+{
+	if (!tr)
+		return;
+	while (tr->head) {
+		struct ent *x = &tr->pool[tr->head - 1];
+
+		if (x->rq.state != RQS_MARK)
+			tr->st.open++;
+		drop(tr, x, BT_RQ_OPEN);
+	}
+}
+
+void bt_tracker_get_stats(const struct bt_tracker *tr,
+			  struct bt_tracker_stats *st)
+{
+	if (tr && st)
+		*st = tr->st;
+}
+
+void bt_tracker_free(struct bt_tracker *tr)
+{
+	if (!tr)
+		return;
+	free(tr->pool);
+	free(tr->sidx);
+	free(tr->eidx);
+	free(tr);
+}

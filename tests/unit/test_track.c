@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_track.c - the request tracker on hand-built event sequences: back
+ * and front merges, requeue, split, remap (dm and partition), blk-flush
+ * flushes without Q, direct issue, partial completions, expiry of requests
+ * that never complete, eviction when the table is full, cgroup-flagged
+ * events.  Each case feeds struct bt_event values directly, so the
+ * sequence under test reads top to bottom in the test.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "btkit.h"
+
+#define DEV	BT_DEV_MAKE(8, 0)
+#define DM	BT_DEV_MAKE(253, 0)
+#define PART	BT_DEV_MAKE(8, 1)
+#define US	1000ull		/* ns */
+
+/* Finished requests collected by the done callback. */
+struct got {
+	struct bt_request rq[64];
+	int n;
+};
+
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct got *g = arg;
+
+	if (g->n < 64)
+		g->rq[g->n] = *rq;
+	g->n++;
+}
+
+struct fx {
+	struct bt_tracker *tr;
+	struct got got;
+	unsigned char pdu[8][16];
+	int npdu;
+};
+
+static struct fx *fx_new(uint64_t expire_ns, uint32_t cap)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct bt_tracker_opts o = {
+		.expire_ns = expire_ns, .capacity = cap,
+		.done = on_done, .arg = NULL,
+	};
+
+	assert_non_null(f);
+	o.arg = &f->got;
+	assert_int_equal(bt_tracker_new(&f->tr, &o), 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	bt_tracker_free(f->tr);
+	free(f);
+}
+
+static struct bt_event mk(uint32_t act, uint32_t cat, uint64_t t_us,
+			  uint32_t dev, uint64_t sector, uint32_t bytes,
+			  uint32_t pid)
+{
+	struct bt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.action = act;
+	e.category = cat;
+	e.time = t_us * US;
+	e.dev = dev;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.pid = pid;
+	e.version = 7;
+	return e;
+}
+
+/* Feed one event; returns the request it touched (or NULL). */
+static const struct bt_request *feed(struct fx *f, uint32_t act, uint32_t cat,
+				     uint64_t t_us, uint32_t dev,
+				     uint64_t sector, uint32_t bytes,
+				     uint32_t pid)
+{
+	struct bt_event e = mk(act, cat, t_us, dev, sector, bytes, pid);
+	const struct bt_request *rq;
+	int rc = bt_tracker_feed(f->tr, &e, &rq);
+
+	assert_true(rc == 0 || rc == 1);
+	assert_true((rc == 1) == (rq != NULL));
+	return rq;
+}
+
+static void put_be(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static void feed_split(struct fx *f, uint64_t t_us, uint32_t dev,
+		       uint64_t sector, uint32_t bytes, uint64_t at)
+{
+	struct bt_event e = mk(BT_A_SPLIT, BT_TC_WRITE, t_us, dev, sector,
+			       bytes, 1);
+	unsigned char *p = f->pdu[f->npdu++ % 8];
+
+	put_be(p, at, 8);
+	e.pdu = p;
+	e.pdu_len = 8;
+	assert_true(bt_tracker_feed(f->tr, &e, NULL) >= 0);
+}
+
+static void feed_remap(struct fx *f, uint64_t t_us, uint32_t to,
+		       uint64_t sector, uint32_t bytes, uint32_t from,
+		       uint64_t from_sector, uint32_t pid)
+{
+	struct bt_event e = mk(BT_A_REMAP, BT_TC_READ, t_us, to, sector,
+			       bytes, pid);
+	unsigned char *p = f->pdu[f->npdu++ % 8];
+
+	put_be(p, from, 4);
+	put_be(p + 4, to, 4);
+	put_be(p + 8, from_sector, 8);
+	e.pdu = p;
+	e.pdu_len = 16;
+	assert_true(bt_tracker_feed(f->tr, &e, NULL) >= 0);
+}
+
+static void test_tracker_owner_is_first_queue(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE, 10, DEV, 100, 4096, 11);
+	assert_non_null(rq);
+	assert_int_equal(rq->pid, 11);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 11, DEV, 100, 4096, 11);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 20, DEV, 108, 4096, 22);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 21, DEV, 108, 4096, 22);
+	assert_non_null(rq);
+	assert_int_equal(rq->pid, 11);	/* the merging bio is not the owner */
+	assert_int_equal(rq->bytes, 8192);
+	feed(f, BT_A_INSERT, BT_TC_WRITE, 30, DEV, 100, 8192, 11);
+	/* D in a kworker and C in interrupt context: never the owner */
+	rq = feed(f, BT_A_ISSUE, BT_TC_WRITE, 40, DEV, 100, 8192, 99);
+	assert_int_equal(rq->pid, 11);
+	rq = feed(f, BT_A_COMPLETE, BT_TC_WRITE, 90, DEV, 100, 8192, 0);
+	assert_non_null(rq);
+	assert_int_equal(f->got.n, 1);
+	rq = &f->got.rq[0];
+	assert_int_equal(rq->pid, 11);
+	assert_int_equal(rq->dev, DEV);
+	assert_int_equal(rq->sector, 100);
+	assert_int_equal(rq->bytes, 8192);
+	assert_int_equal(rq->nbios, 2);
+	assert_int_equal(rq->q, 10 * US);
+	assert_int_equal(rq->g, 11 * US);
+	assert_int_equal(rq->i, 30 * US);
+	assert_int_equal(rq->d, 40 * US);
+	assert_int_equal(rq->c, 90 * US);
+	assert_int_equal(rq->q_off_sum, 10 * US);
+	assert_int_equal(rq->nqlist, 2);
+	assert_int_equal(rq->qlist[0], 10 * US);
+	assert_int_equal(rq->qlist[1], 20 * US);
+	assert_int_equal(rq->op, 'W');
+	assert_string_equal(rq->rwbs, "W");
+	assert_int_equal(rq->flags, 0);
+	assert_int_equal(rq->state, BT_RQS_DONE);
+	fx_free(f);
+}
+
+static void test_tracker_back_merge_moves_end_key(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	uint64_t s;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 0, 4096, 5);
+	/* three more bios, each landing on the end the previous one grew */
+	for (s = 8; s < 32; s += 8) {
+		feed(f, BT_A_QUEUE, BT_TC_READ, 2 + s, DEV, s, 4096, 5);
+		assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 3 + s,
+				     DEV, s, 4096, 5));
+	}
+	feed(f, BT_A_ISSUE, BT_TC_READ, 50, DEV, 0, 16384, 5);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 60, DEV, 0, 16384, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].nbios, 4);
+	assert_int_equal(f->got.rq[0].bytes, 16384);
+	assert_int_equal(f->got.rq[0].op, 'R');
+	assert_true(f->got.rq[0].flags & BT_RQ_DIRECT);
+	fx_free(f);
+}
+
+static void test_tracker_front_merge_moves_start(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 200, 4096, 3);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 2, DEV, 200, 4096, 3);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3, DEV, 192, 4096, 4);
+	assert_non_null(feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 4, DEV, 192,
+			     4096, 4));
+	/* the request now starts at 192: I, D and C come there */
+	assert_non_null(feed(f, BT_A_INSERT, BT_TC_WRITE, 5, DEV, 192, 8192,
+			     3));
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 6, DEV, 192, 8192, 3);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 9, DEV, 192, 8192, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].sector, 192);
+	assert_int_equal(f->got.rq[0].nbios, 2);
+	assert_int_equal(f->got.rq[0].pid, 3);
+	assert_int_equal(f->got.rq[0].q, 1 * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.inflight, 0);
+	assert_int_equal(st.unmatched, 0);
+	fx_free(f);
+}
+
+static void test_tracker_requeue_goes_round_again(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 64, 4096, 8);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 64, 4096, 8);
+	feed(f, BT_A_INSERT, BT_TC_READ, 3, DEV, 64, 4096, 8);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 4, DEV, 64, 4096, 8);
+	assert_non_null(feed(f, BT_A_REQUEUE, BT_TC_READ, 5, DEV, 64, 4096,
+			     8));
+	feed(f, BT_A_INSERT, BT_TC_READ, 6, DEV, 64, 4096, 8);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 7, DEV, 64, 4096, 8);
+	assert_int_equal(f->got.n, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DEV, 64, 4096, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_REQUEUED);
+	assert_int_equal(f->got.rq[0].nrequeue, 1);
+	assert_int_equal(f->got.rq[0].i, 3 * US);
+	assert_int_equal(f->got.rq[0].d, 7 * US);
+	fx_free(f);
+}
+
+static void test_tracker_split_makes_two_requests(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	/* one 8 KiB bio split at sector 1008: two requests, same owner */
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 1000, 8192, 42);
+	feed_split(f, 2, DEV, 1000, 8192, 1008);
+	assert_non_null(feed(f, BT_A_GETRQ, BT_TC_WRITE, 3, DEV, 1000, 4096,
+			     42));
+	assert_non_null(feed(f, BT_A_GETRQ, BT_TC_WRITE, 4, DEV, 1008, 4096,
+			     42));
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 5, DEV, 1000, 4096, 42);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 6, DEV, 1008, 4096, 42);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 7, DEV, 1000, 4096, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 8, DEV, 1008, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_true(f->got.rq[k].flags & BT_RQ_SPLIT);
+		assert_int_equal(f->got.rq[k].pid, 42);
+		assert_int_equal(f->got.rq[k].q, 1 * US);
+		assert_int_equal(f->got.rq[k].bytes, 4096);
+	}
+	assert_int_equal(f->got.rq[0].sector, 1000);
+	assert_int_equal(f->got.rq[1].sector, 1008);
+	fx_free(f);
+}
+
+static void test_tracker_remap_analyses_bottom_device(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	const struct bt_request *rq;
+
+	(void)state;
+	/* dm: Q on 253,0, A to 8,0, Q on 8,0 (in a kworker), ..., C on both */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DM, 50, 4096, 7);
+	feed_remap(f, 2, DEV, 2098, 4096, DM, 50, 7);
+	rq = feed(f, BT_A_QUEUE, BT_TC_READ, 3, DEV, 2098, 4096, 300);
+	assert_non_null(rq);
+	assert_int_equal(rq->pid, 7);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 4, DEV, 2098, 4096, 300);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 5, DEV, 2098, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 8, DEV, 2098, 4096, 0);
+	assert_null(feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DM, 50, 4096, 0));
+	assert_int_equal(f->got.n, 1);
+	rq = &f->got.rq[0];
+	assert_int_equal(rq->dev, DEV);
+	assert_int_equal(rq->sector, 2098);
+	assert_int_equal(rq->origin_dev, DM);
+	assert_int_equal(rq->origin_sector, 50);
+	assert_true(rq->flags & BT_RQ_REMAPPED);
+	assert_int_equal(rq->pid, 7);
+	assert_int_equal(rq->q, 3 * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.remapped, 1);
+	assert_int_equal(st.unmatched, 1);	/* dm's own bio completion */
+	assert_int_equal(st.inflight, 0);
+
+	/* partition: A before the only Q, as blk-mq kernels trace it */
+	feed_remap(f, 20, DEV, 4096 + 8, 4096, PART, 8, 55);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 21, DEV, 4096 + 8, 4096, 55);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 22, DEV, 4096 + 8, 4096, 55);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 23, DEV, 4096 + 8, 4096, 55);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 24, DEV, 4096 + 8, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[1].origin_dev, PART);
+	assert_int_equal(f->got.rq[1].origin_sector, 8);
+	assert_int_equal(f->got.rq[1].pid, 55);
+	fx_free(f);
+}
+
+static void test_tracker_flush_without_queue(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	uint32_t fl = BT_TC_FLUSH;
+
+	(void)state;
+	/* two blk-flush flushes in flight at once, both at sector 0 */
+	assert_non_null(feed(f, BT_A_ISSUE, fl, 1, DEV, 0, 0, 600));
+	assert_non_null(feed(f, BT_A_ISSUE, fl, 2, DEV, 0, 0, 601));
+	/* a data write at sector 0 in between is not a flush */
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3, DEV, 0, 4096, 9);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 3, DEV, 0, 4096, 9);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 4, DEV, 0, 4096, 9);
+	feed(f, BT_A_COMPLETE, fl, 5, DEV, 0, 0, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 6, DEV, 0, 4096, 0);
+	feed(f, BT_A_COMPLETE, fl, 7, DEV, 0, 0, 0);
+	assert_int_equal(f->got.n, 3);
+	assert_int_equal(f->got.rq[0].op, 'F');
+	assert_string_equal(f->got.rq[0].rwbs, "FN");
+	assert_true(f->got.rq[0].flags & BT_RQ_NOQ);
+	assert_int_equal(f->got.rq[0].d, 1 * US);	/* oldest first */
+	assert_int_equal(f->got.rq[0].q, BT_TIME_NONE);
+	assert_int_equal(f->got.rq[0].nbios, 0);
+	assert_int_equal(f->got.rq[1].op, 'W');
+	assert_int_equal(f->got.rq[1].pid, 9);
+	assert_int_equal(f->got.rq[2].op, 'F');
+	assert_int_equal(f->got.rq[2].d, 2 * US);
+	fx_free(f);
+}
+
+static void test_tracker_direct_issue_without_insert(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ | BT_TC_SYNC, 1, DEV, 8, 512, 2);
+	feed(f, BT_A_GETRQ, BT_TC_READ | BT_TC_SYNC, 2, DEV, 8, 512, 2);
+	feed(f, BT_A_ISSUE, BT_TC_READ | BT_TC_SYNC, 3, DEV, 8, 512, 2);
+	feed(f, BT_A_COMPLETE, BT_TC_READ | BT_TC_SYNC, 4, DEV, 8, 512, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_DIRECT);
+	assert_int_equal(f->got.rq[0].i, BT_TIME_NONE);
+	assert_string_equal(f->got.rq[0].rwbs, "RS");
+	fx_free(f);
+}
+
+static void test_tracker_partial_completion(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 800, 16384, 2);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 800, 16384, 2);
+	feed(f, BT_A_INSERT, BT_TC_READ, 3, DEV, 800, 16384, 2);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 4, DEV, 800, 16384, 2);
+	/* first 4 KiB, then the rest from further up */
+	rq = feed(f, BT_A_COMPLETE, BT_TC_READ, 5, DEV, 800, 4096, 0);
+	assert_non_null(rq);
+	assert_int_equal(f->got.n, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DEV, 808, 12288, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_PARTIAL);
+	assert_int_equal(f->got.rq[0].bytes, 16384);
+	assert_int_equal(f->got.rq[0].c, 9 * US);
+	fx_free(f);
+}
+
+static void test_tracker_never_completed_expires(void **state)
+{
+	struct fx *f = fx_new(1000 * US, 0);	/* 1 ms of trace time */
+	struct bt_tracker_stats st;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 0, DEV, 8, 4096, 1);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 1, DEV, 8, 4096, 1);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 2, DEV, 8, 4096, 1);	/* lost C */
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 500, DEV, 64, 4096, 1);
+	assert_int_equal(f->got.n, 0);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1100, DEV, 128, 4096, 1);
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	assert_int_equal(f->got.rq[0].sector, 8);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.expired, 1);
+	assert_int_equal(st.inflight, 2);
+	/* the late C finds nothing and is counted */
+	assert_null(feed(f, BT_A_COMPLETE, BT_TC_WRITE, 1200, DEV, 8, 4096,
+			 0));
+	bt_tracker_flush(f->tr);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.unmatched, 1);
+	assert_int_equal(st.open, 2);
+	assert_int_equal(st.inflight, 0);
+	assert_int_equal(f->got.n, 3);
+	assert_true(f->got.rq[2].flags & BT_RQ_OPEN);
+	fx_free(f);
+}
+
+static void test_tracker_full_table_evicts_oldest(void **state)
+{
+	struct fx *f = fx_new(0, 8);
+	struct bt_tracker_stats st;
+	uint64_t k;
+
+	(void)state;
+	for (k = 0; k < 20; k++)
+		feed(f, BT_A_QUEUE, BT_TC_READ, k, DEV, k * 8, 4096, 1);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.evicted, 12);
+	assert_int_equal(st.inflight, 8);
+	assert_int_equal(st.peak, 8);
+	assert_int_equal(f->got.n, 12);
+	assert_int_equal(f->got.rq[0].sector, 0);	/* oldest went first */
+	/* the survivors still complete */
+	feed(f, BT_A_ISSUE, BT_TC_READ, 30, DEV, 19 * 8, 4096, 1);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 31, DEV, 19 * 8, 4096, 0);
+	assert_int_equal(f->got.n, 13);
+	assert_int_equal(f->got.rq[12].flags & BT_RQ_EXPIRED, 0);
+	fx_free(f);
+}
+
+static void test_tracker_memory_bounded_by_inflight(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	uint64_t k, t = 0;
+
+	(void)state;
+	/* 100000 requests, 4 in flight at a time, sectors reused often */
+	for (k = 0; k < 100000; k++) {
+		uint64_t s = (k % 64) * 8;
+
+		feed(f, BT_A_QUEUE, BT_TC_READ, ++t, DEV, s, 4096, 1);
+		feed(f, BT_A_GETRQ, BT_TC_READ, ++t, DEV, s, 4096, 1);
+		feed(f, BT_A_ISSUE, BT_TC_READ, ++t, DEV, s, 4096, 1);
+		if (k >= 3) {
+			uint64_t o = ((k - 3) % 64) * 8;
+
+			feed(f, BT_A_COMPLETE, BT_TC_READ, ++t, DEV, o, 4096, 0);
+		}
+	}
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.completed, 100000 - 3);
+	assert_int_equal(st.inflight, 3);
+	assert_true(st.peak <= 4);
+	assert_int_equal(st.unmatched, 0);
+	fx_free(f);
+}
+
+static void test_tracker_cgroup_events_like_others(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	static const uint32_t act[] = { BT_A_QUEUE, BT_A_GETRQ, BT_A_INSERT,
+					BT_A_ISSUE, BT_A_COMPLETE };
+
+	(void)state;
+	for (unsigned k = 0; k < 5; k++) {
+		struct bt_event e = mk(act[k], BT_TC_WRITE | BT_TC_SYNC, k + 1,
+				       DEV, 512, 4096, k < 3 ? 77 : 0);
+
+		e.has_cgroup = 1;
+		e.cgroup = 0x1234;
+		assert_int_equal(bt_tracker_feed(f->tr, &e, NULL), 1);
+	}
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].pid, 77);
+	assert_int_equal(f->got.rq[0].cgroup, 0x1234);
+	assert_int_equal(f->got.rq[0].flags, 0);
+	fx_free(f);
+}
+
+static void test_tracker_ignores_notes_and_bad_args(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_event e = mk(BT_N_PROCESS, BT_TC_NOTIFY, 1, DEV, 0, 0, 5);
+	struct bt_tracker *tr;
+	const struct bt_request *rq = (const void *)&e;
+
+	(void)state;
+	assert_int_equal(bt_tracker_feed(f->tr, &e, &rq), 0);
+	assert_null(rq);
+	assert_int_equal(bt_tracker_feed(NULL, &e, NULL), -EINVAL);
+	assert_int_equal(bt_tracker_feed(f->tr, NULL, NULL), -EINVAL);
+	assert_int_equal(bt_tracker_new(NULL, NULL), -EINVAL);
+	assert_int_equal(bt_tracker_new(&tr, NULL), 0);
+	bt_tracker_flush(tr);
+	bt_tracker_free(tr);
+	bt_tracker_free(NULL);
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracker_owner_is_first_queue),
+		cmocka_unit_test(test_tracker_back_merge_moves_end_key),
+		cmocka_unit_test(test_tracker_front_merge_moves_start),
+		cmocka_unit_test(test_tracker_requeue_goes_round_again),
+		cmocka_unit_test(test_tracker_split_makes_two_requests),
+		cmocka_unit_test(test_tracker_remap_analyses_bottom_device),
+		cmocka_unit_test(test_tracker_flush_without_queue),
+		cmocka_unit_test(test_tracker_direct_issue_without_insert),
+		cmocka_unit_test(test_tracker_partial_completion),
+		cmocka_unit_test(test_tracker_never_completed_expires),
+		cmocka_unit_test(test_tracker_full_table_evicts_oldest),
+		cmocka_unit_test(test_tracker_memory_bounded_by_inflight),
+		cmocka_unit_test(test_tracker_cgroup_events_like_others),
+		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
