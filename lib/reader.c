@@ -575,15 +575,58 @@ static inline int magic_ok(uint32_t m)
 	return (m & BT_MAGIC_MASK) == BT_MAGIC;
 }
 
-/* Does a record (with the input's prefix) start at p + off, or the data end? */
-static int lands(const struct input *in, const unsigned char *p, size_t avail,
-		 size_t off, int at_eof)
+static inline int plausible(uint32_t act, uint32_t cat)
 {
-	if (off == avail)
-		return at_eof;
-	if (off + in->ctx + 4 > avail)
-		return 0;
-	return magic_ok(bt_ld32(p + off + in->ctx, in->swap));
+	uint32_t a = act & ~BT_A_CGROUP;
+
+	if (cat & BT_TC_NOTIFY)
+		return a <= BT_N_MESSAGE;
+	return a >= BT_A_QUEUE && a <= BT_A_DRV_DATA;
+}
+
+/*
+ * How many records in a row (up to 16) read well with a 48-byte or a
+ * 64-byte header behind a v7 magic: a sane action, and a pdu_len that
+ * lands on the next magic.  Reaching the exact end of the input counts
+ * as a long chain.
+ */
+static int chain(const struct input *in, const unsigned char *p, size_t avail,
+		 int wide)
+{
+	size_t off = 0, hdr = wide ? BT_HDR_V8 : BT_HDR_V7, next;
+	int n = 0;
+
+	while (n < 16) {
+		const unsigned char *h = p + off + in->ctx;
+		uint32_t m, act, cat, plen;
+
+		if (off + in->ctx + hdr > avail)
+			break;
+		m = bt_ld32(h, in->swap);
+		if (!magic_ok(m) || (m & 0xff) != BT_VERSION_7)
+			break;
+		if (wide) {
+			uint64_t a = bt_ld64(h + 32, in->swap);
+
+			act = (uint32_t)(a & 0xffff);
+			cat = (uint32_t)(a >> 16);
+			plen = bt_ld16(h + 50, in->swap);
+		} else {
+			uint32_t a = bt_ld32(h + 28, in->swap);
+
+			act = a & 0xffff;
+			cat = a >> 16;
+			plen = bt_ld16(h + 46, in->swap);
+		}
+		if (!plausible(act, cat))
+			break;
+		n++;
+		next = off + in->ctx + hdr + plen;
+		if (next == avail && in->eof)
+			return n + 16;
+		off = next;
+	}
+	return n;
 }
 
 /* Byte order, prefix and header size from the first record. */
@@ -593,7 +636,6 @@ static int detect(struct bt_reader *r, struct input *in)
 	ssize_t avail;
 	size_t need, n46, n50, a;
 	uint32_t m;
-	int at_eof;
 
 	avail = fill(r, in, CTX_LEN + BT_HDR_V8 + 4);
 	if (avail <= 0)
@@ -625,6 +667,12 @@ static int detect(struct bt_reader *r, struct input *in)
 		return 0;	/* v8 is always wide; others fail in parse */
 	if (a < in->ctx + BT_HDR_V8)
 		return 0;	/* too short to be wide; parse decides */
+	/*
+	 * Newer blkparse -d writes the 64-byte layout behind a v7 magic.  The
+	 * pdu_len at 46 (48-byte layout) or at 50 (64-byte layout) must lead
+	 * from record to record; the longer run of sane records wins, ties
+	 * go to the classic layout.
+	 */
 	n46 = bt_ld16(p + in->ctx + 46, in->swap);
 	n50 = bt_ld16(p + in->ctx + 50, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
@@ -633,10 +681,7 @@ static int detect(struct bt_reader *r, struct input *in)
 		return (int)avail;
 	p = in->data + in->pos;
 	a = (size_t)avail;
-	at_eof = a < need;
-	if (lands(in, p, a, in->ctx + BT_HDR_V7 + n46, at_eof))
-		return 0;
-	if (lands(in, p, a, in->ctx + BT_HDR_V8 + n50, at_eof))
+	if (chain(in, p, a, 1) > chain(in, p, a, 0))
 		in->wide7 = 1;
 	return 0;
 }

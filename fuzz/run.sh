@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# `make fuzz`: build the reader's libFuzzer target with clang into
+# build-fuzz/ and run it for FUZZ_SECONDS (default 60).  New inputs go to
+# build-fuzz/corpus; fuzz/corpus holds the committed seeds (hand-made
+# records of every layout) and the first 64 KiB of each trace in
+# ../shared/traces is added when present.  fuzz/regressions are replayed
+# first.  A crash leaves its input in build-fuzz/ (crash-*): fix the bug,
+# then move the input to fuzz/regressions/ so the unit tests replay it.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$TOP/build-fuzz
+SECS=${FUZZ_SECONDS:-60}
+CC=${FUZZ_CC:-clang}
+SHARED=${SHARED:-$TOP/../shared}
+mkdir -p "$OUT/corpus" "$OUT/seeds"
+
+"$CC" -g -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/include" \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	"$TOP/fuzz/fuzz_reader.c" "$TOP/lib/reader.c" "$TOP/lib/event.c" \
+	-lz -o "$OUT/fuzz_reader"
+
+if [ -d "$SHARED/traces" ]; then
+	find "$SHARED/traces" -type f ! -name '*.md' | while read -r f; do
+		head -c 65536 "$f" >"$OUT/seeds/$(echo "$f" | md5sum | cut -c1-16)"
+	done
+fi
+
+regs=("$TOP"/fuzz/regressions/*)
+if [ -e "${regs[0]}" ]; then
+	"$OUT/fuzz_reader" "${regs[@]}"
+fi
+
+exec "$OUT/fuzz_reader" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
+	-max_len=262144 -print_final_stats=1 -artifact_prefix="$OUT/" \
+	"$OUT/corpus" "$TOP/fuzz/corpus" "$OUT/seeds"

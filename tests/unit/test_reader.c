@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_reader.c - the trace reader on traces built in memory with
+ * bt_event_encode(): every layout (v7, v8, 64-byte header behind a v7
+ * magic, tracefs context prefix) in both byte orders, cgroup ids, notes
+ * and the pid -> comm map, merging inputs by time, duplicates and time
+ * going backwards.  Bad input and the other sources (files, per-CPU sets,
+ * stdin, gzip) are in test_reader_input.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "btkit.h"
+#include "trace_build.h"
+
+/* The flag sets every layout test runs over. */
+static const struct layout {
+	unsigned flags;
+	int ctx;
+	const char *name;
+} layouts[] = {
+	{ 0, 0, "v7" },
+	{ BT_ENC_SWAP, 0, "v7 swapped" },
+	{ BT_ENC_V8, 0, "v8" },
+	{ BT_ENC_V8 | BT_ENC_SWAP, 0, "v8 swapped" },
+	{ BT_ENC_WIDE, 0, "wide v7" },
+	{ BT_ENC_WIDE | BT_ENC_SWAP, 0, "wide v7 swapped" },
+	{ 0, 1, "tracefs prefix" },
+	{ BT_ENC_SWAP, 1, "tracefs prefix swapped" },
+	{ BT_ENC_V8, 1, "tracefs prefix v8" },
+};
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static const unsigned char remap_pdu[16] = {
+	0x10, 0x30, 0x00, 0x03, 0x10, 0x30, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x8b, 0xcd, 0x23, 0x18,
+};
+static const unsigned char unplug_pdu[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
+
+/*
+ * A small trace touching every field: notes, a remap with its pdu, an
+ * unplug, a cgroup-flagged message, odd pdu lengths (so a wrong header
+ * size cannot land on the next magic by chance) and large values.
+ */
+static void build_sample(struct tb *t, unsigned flags, int ctx)
+{
+	struct bt_event e;
+
+	tb_init(t, flags, ctx);
+	e = tb_ev(100, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
+	e.pid = 4242;
+	e.pdu = (const unsigned char *)"kworker/1:1H\0\0\0\0";
+	e.pdu_len = 16;
+	tb_add(t, &e);
+	e = tb_ev(1000, 1, BT_A_REMAP, BT_TC_READ | BT_TC_AHEAD, 4096);
+	e.pdu = remap_pdu;
+	e.pdu_len = sizeof(remap_pdu);
+	e.sector = 0xfedcba9876ull;
+	e.pid = 4242;
+	tb_add(t, &e);
+	e = tb_ev(2000, 2, BT_A_QUEUE, BT_TC_WRITE | BT_TC_SYNC, 8192);
+	e.error = 65531;
+	e.cpu = 3;
+	e.dev = BT_DEV_MAKE(259u, 7u);
+	tb_add(t, &e);
+	e = tb_ev(3000, 3, BT_A_UNPLUG_IO, 0, 0);
+	e.pdu = unplug_pdu;
+	e.pdu_len = sizeof(unplug_pdu);
+	tb_add(t, &e);
+	e = tb_ev(4000, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+	e.has_cgroup = 1;
+	e.cgroup = 0x0102030405060708ull;
+	e.pdu = (const unsigned char *)"bfq42S add to busy";
+	e.pdu_len = 18;
+	tb_add(t, &e);
+	e = tb_ev(0xffffffffffull, 4, BT_A_COMPLETE,
+		  BT_TC_FLUSH | BT_TC_WRITE | BT_TC_FUA | BT_TC_COMPLETE, 4096);
+	e.pdu = (const unsigned char *)"abc";
+	e.pdu_len = 3;
+	tb_add(t, &e);
+}
+
+static void check_sample(struct bt_reader *r, unsigned flags, int ctx)
+{
+	struct bt_event e;
+	struct bt_remap rm;
+	uint64_t v, off = 0;
+	const char *text;
+	size_t len, hdr = (flags & (BT_ENC_V8 | BT_ENC_WIDE) ? 64 : 48) +
+			  (ctx ? 16 : 0);
+	struct bt_reader_stats st;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_true(bt_event_is_note(&e));
+	assert_int_equal(e.action, BT_N_PROCESS);
+	assert_int_equal(e.version, flags & BT_ENC_V8 ? 8 : 7);
+	assert_int_equal(e.offset, 0);
+	assert_string_equal(bt_reader_comm(r, 4242), "kworker/1:1H");
+	off += hdr + 16;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_REMAP);
+	assert_int_equal(e.category, BT_TC_READ | BT_TC_AHEAD);
+	assert_int_equal(e.time, 1000);
+	assert_int_equal(e.sequence, 1);
+	assert_int_equal(e.sector, 0xfedcba9876ull);
+	assert_int_equal(e.bytes, 4096);
+	assert_int_equal(e.pid, 4242);
+	assert_int_equal(e.dev, BT_DEV_MAKE(8u, 16u));
+	assert_int_equal(e.cpu, 1);
+	assert_int_equal(e.offset, off);
+	assert_int_equal(e.pdu_len, 16);
+	assert_int_equal(bt_event_remap(&e, &rm), 0);
+	assert_int_equal(rm.dev_from, BT_DEV_MAKE(259u, 3u));
+	assert_int_equal(rm.sector_from, 0x8bcd2318ull);
+	off += hdr + 16;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_QUEUE);
+	assert_int_equal(e.error, 65531);
+	assert_int_equal(e.cpu, 3);
+	assert_int_equal(BT_DEV_MAJOR(e.dev), 259);
+	assert_int_equal(BT_DEV_MINOR(e.dev), 7);
+	assert_int_equal(e.pdu_len, 0);
+	assert_int_equal(e.offset, off);
+	off += hdr;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_UNPLUG_IO);
+	assert_int_equal(bt_event_unplug(&e, &v), 0);
+	assert_int_equal(v, 3);
+	off += hdr + 8;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_N_MESSAGE);
+	assert_true(e.has_cgroup);
+	assert_int_equal(e.cgroup, 0x0102030405060708ull);
+	assert_int_equal(bt_event_message(&e, &text, &len), 0);
+	assert_int_equal(len, 18);
+	assert_memory_equal(text, "bfq42S add to busy", 18);
+	assert_int_equal(e.offset, off);
+	off += hdr + 8 + 18;
+
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_COMPLETE);
+	assert_int_equal(e.time, 0xffffffffffull);
+	assert_false(e.has_cgroup);
+	assert_int_equal(e.pdu_len, 3);
+	assert_memory_equal(e.pdu, "abc", 3);
+	off += hdr + 3;
+
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	assert_int_equal(bt_reader_next(r, &e), 0);	/* stays at the end */
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.events, 6);
+	assert_int_equal(st.bytes, off);
+	assert_int_equal(st.duplicates, 0);
+	assert_int_equal(st.backwards, 0);
+}
+
+static void test_reader_every_layout_and_byte_order(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < NLAYOUTS; i++) {
+		struct tb t;
+		struct bt_reader *r;
+
+		print_message("layout: %s\n", layouts[i].name);
+		build_sample(&t, layouts[i].flags, layouts[i].ctx);
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "mem"), 0);
+		check_sample(r, layouts[i].flags, layouts[i].ctx);
+		bt_reader_free(r);
+		tb_free(&t);
+	}
+}
+
+/* The decoded fields equal what was encoded, whatever the byte order. */
+static void test_reader_swaps_big_endian(void **state)
+{
+	struct tb a, b;
+	struct bt_reader *r;
+	struct bt_event ea, eb;
+	int n = 0;
+
+	(void)state;
+	build_sample(&a, 0, 0);
+	build_sample(&b, BT_ENC_SWAP, 0);
+	assert_memory_not_equal(a.buf, b.buf, 48);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "native"), 0);
+	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "swapped"), 0);
+	/* Same times: ties go to the first input, so records alternate. */
+	while (bt_reader_next(r, &ea) == 1) {
+		int seq = ea.sequence;
+
+		/* the swapped copy's records with a sequence are duplicates */
+		if (seq)
+			continue;
+		assert_int_equal(bt_reader_next(r, &eb), 1);
+		assert_int_equal(ea.input, 0);
+		assert_int_equal(eb.input, 1);
+		assert_int_equal(ea.time, eb.time);
+		assert_int_equal(ea.action, eb.action);
+		assert_int_equal(ea.pid, eb.pid);
+		assert_int_equal(ea.cgroup, eb.cgroup);
+		assert_int_equal(ea.pdu_len, eb.pdu_len);
+		n++;
+	}
+	assert_int_equal(n, 2);	/* the two notes */
+	bt_reader_free(r);
+	tb_free(&a);
+	tb_free(&b);
+}
+
+/*
+ * Wide records whose bytes 46-47 (part of the cpu in the 64-byte layout)
+ * read as pdu_len 16, so the 48-byte reading also lands on the next magic:
+ * the cpu's high half in little-endian, cpu 16 in big-endian.
+ */
+static void test_reader_wide_detection_with_odd_cpu(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	unsigned swap;
+	uint32_t cpu;
+	int i, n;
+
+	(void)state;
+	for (swap = 0; swap <= BT_ENC_SWAP; swap += BT_ENC_SWAP) {
+		cpu = swap ? 16 : 0x00100002;
+		tb_init(&t, BT_ENC_WIDE | swap, 0);
+		for (i = 0; i < 5; i++) {
+			e = tb_ev(10 + (uint64_t)i, 1 + (uint32_t)i, BT_A_QUEUE,
+				  BT_TC_READ, 512);
+			e.cpu = cpu;
+			tb_add(&t, &e);
+		}
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "wide"), 0);
+		n = 0;
+		while (bt_reader_next(r, &e) == 1) {
+			assert_int_equal(e.cpu, cpu);
+			assert_int_equal(e.action, BT_A_QUEUE);
+			assert_int_equal(e.time, 10 + (uint64_t)n);
+			n++;
+		}
+		assert_int_equal(n, 5);
+		assert_null(bt_reader_error(r, NULL, NULL));
+		bt_reader_free(r);
+		tb_free(&t);
+	}
+}
+
+/* One record only: nothing after it to land on but the end. */
+static void test_reader_single_record_each_layout(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < NLAYOUTS; i++) {
+		struct tb t;
+		struct bt_event e = tb_ev(7, 1, BT_A_ISSUE, BT_TC_WRITE, 4096);
+		struct bt_reader *r;
+
+		tb_init(&t, layouts[i].flags, layouts[i].ctx);
+		e.pdu = unplug_pdu;
+		e.pdu_len = 5;
+		tb_add(&t, &e);
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "one"), 0);
+		assert_int_equal(bt_reader_next(r, &e), 1);
+		assert_int_equal(e.time, 7);
+		assert_int_equal(e.pdu_len, 5);
+		assert_int_equal(bt_reader_next(r, &e), 0);
+		bt_reader_free(r);
+		tb_free(&t);
+	}
+}
+
+static void test_reader_cgroup_id_stripped(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	unsigned swap;
+
+	(void)state;
+	for (swap = 0; swap <= BT_ENC_SWAP; swap += BT_ENC_SWAP) {
+		tb_init(&t, swap, 0);
+		e = tb_ev(1, 1, BT_A_QUEUE, BT_TC_WRITE, 4096);
+		e.has_cgroup = 1;
+		e.cgroup = 0xa1b2c3d4e5f60718ull;
+		tb_add(&t, &e);
+		/* The flag with fewer than 8 bytes: no id to strip. */
+		e = tb_ev(2, 2, BT_A_QUEUE | BT_A_CGROUP, BT_TC_WRITE, 4096);
+		e.pdu = (const unsigned char *)"xyz";
+		e.pdu_len = 3;
+		tb_add(&t, &e);
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "cg"), 0);
+		assert_int_equal(bt_reader_next(r, &e), 1);
+		assert_int_equal(e.action, BT_A_QUEUE);	/* bit removed */
+		assert_true(e.has_cgroup);
+		assert_int_equal(e.cgroup, 0xa1b2c3d4e5f60718ull);
+		assert_int_equal(e.pdu_len, 0);
+		assert_int_equal(bt_reader_next(r, &e), 1);
+		assert_int_equal(e.action, BT_A_QUEUE);
+		assert_false(e.has_cgroup);
+		assert_int_equal(e.cgroup, 0);
+		assert_int_equal(e.pdu_len, 3);
+		assert_memory_equal(e.pdu, "xyz", 3);
+		assert_int_equal(bt_reader_next(r, &e), 0);
+		bt_reader_free(r);
+		tb_free(&t);
+	}
+}
+
+/* TIMESTAMP is in the producer's order; the reader hands it over in ours. */
+static void test_reader_timestamp_note_in_host_order(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	uint32_t ts[2], sec, nsec;
+	unsigned swap;
+
+	(void)state;
+	for (swap = 0; swap <= BT_ENC_SWAP; swap += BT_ENC_SWAP) {
+		ts[0] = swap ? __builtin_bswap32(1700000000u) : 1700000000u;
+		ts[1] = swap ? __builtin_bswap32(5000u) : 5000u;
+		tb_init(&t, swap, 0);
+		e = tb_ev(1, 0, BT_N_TIMESTAMP, BT_TC_NOTIFY, 0);
+		e.pdu = (const unsigned char *)ts;
+		e.pdu_len = 8;
+		tb_add(&t, &e);
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "ts"), 0);
+		assert_int_equal(bt_reader_next(r, &e), 1);
+		assert_int_equal(bt_event_timestamp(&e, &sec, &nsec), 0);
+		assert_int_equal(sec, 1700000000u);
+		assert_int_equal(nsec, 5000u);
+		bt_reader_free(r);
+		tb_free(&t);
+	}
+}
+
+/*
+ * PROCESS notes take effect when their input reads them, as in blkparse:
+ * an event of another input delivered earlier already sees the name.
+ */
+static void test_reader_comm_known_at_parse_time(void **state)
+{
+	struct tb a, b;
+	struct bt_event e;
+	struct bt_reader *r;
+
+	(void)state;
+	tb_init(&a, 0, 0);
+	e = tb_ev(10, 1, BT_A_QUEUE, BT_TC_READ, 4096);
+	e.pid = 77;
+	tb_add(&a, &e);
+	tb_init(&b, 0, 0);
+	e = tb_ev(500, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
+	e.pid = 77;
+	e.pdu = (const unsigned char *)"postgres\0\0\0\0\0\0\0\0";
+	e.pdu_len = 16;
+	tb_add(&b, &e);
+	e.time = 600;
+	e.pdu = (const unsigned char *)"psql\0\0\0\0\0\0\0\0\0\0\0\0";
+	tb_add(&b, &e);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_null(bt_reader_comm(r, 77));
+	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "a"), 0);
+	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "b"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.time, 10);
+	assert_string_equal(bt_reader_comm(r, 77), "postgres");
+	assert_null(bt_reader_comm(r, 78));
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.time, 500);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_string_equal(bt_reader_comm(r, 77), "psql");	/* renamed */
+	bt_reader_free(r);
+	tb_free(&a);
+	tb_free(&b);
+}
+
+/* Many pids: the map grows, and every name stays right. */
+static void test_reader_comm_many_pids(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	char name[16];
+	uint32_t pid;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (pid = 0; pid < 5000; pid++) {
+		memset(name, 0, sizeof(name));
+		snprintf(name, sizeof(name), "p%u", pid * 7);
+		e = tb_ev(pid, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
+		e.pid = pid * 7;
+		e.pdu = (const unsigned char *)name;
+		e.pdu_len = 16;
+		tb_add(&t, &e);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "pids"), 0);
+	while (bt_reader_next(r, &e) == 1)
+		;
+	for (pid = 0; pid < 5000; pid++) {
+		snprintf(name, sizeof(name), "p%u", pid * 7);
+		assert_string_equal(bt_reader_comm(r, pid * 7), name);
+	}
+	assert_null(bt_reader_comm(r, 1));
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void test_reader_merges_by_time(void **state)
+{
+	static const uint64_t times[3][5] = {
+		{ 1, 4, 7, 10, 13 },
+		{ 2, 5, 8, 8, 100 },
+		{ 3, 4, 9, 11, 12 },
+	};
+	struct tb t[3];
+	struct bt_event e;
+	struct bt_reader *r;
+	uint64_t last = 0;
+	int i, j, n = 0, prev_input = -1;
+
+	(void)state;
+	assert_int_equal(bt_reader_new(&r), 0);
+	for (i = 0; i < 3; i++) {
+		tb_init(&t[i], i == 1 ? BT_ENC_SWAP : i == 2 ? BT_ENC_V8 : 0, 0);
+		for (j = 0; j < 5; j++) {
+			e = tb_ev(times[i][j], j + 1, BT_A_QUEUE, BT_TC_READ, 512);
+			e.cpu = (uint32_t)i;
+			e.sector = (uint64_t)(i * 100 + j);
+			tb_add(&t[i], &e);
+		}
+		assert_int_equal(bt_reader_add_mem(r, t[i].buf, t[i].len,
+						   "cpu"), 0);
+	}
+	assert_int_equal(bt_reader_inputs(r), 3);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_true(e.time >= last);
+		/* equal times: input order */
+		if (e.time == last && n)
+			assert_true((int)e.input >= prev_input);
+		assert_int_equal(e.cpu, e.input);
+		assert_int_equal(e.sector % 100, e.sequence - 1);
+		last = e.time;
+		prev_input = e.input;
+		n++;
+	}
+	assert_int_equal(n, 15);
+	bt_reader_free(r);
+	for (i = 0; i < 3; i++)
+		tb_free(&t[i]);
+}
+
+/* The same records twice, as one input or as two: delivered once. */
+static void test_reader_drops_duplicates(void **state)
+{
+	struct tb t, twice;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	int i, n = 0;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (i = 0; i < 10; i++) {
+		e = tb_ev(100 + (uint64_t)i, (uint32_t)i + 1, BT_A_QUEUE,
+			  BT_TC_READ, 512);
+		e.cpu = (uint32_t)(i & 1);	/* sequences per cpu */
+		e.sequence = (uint32_t)(i / 2) + 1;
+		tb_add(&t, &e);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "a"), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "b"), 0);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_int_equal(e.input, 0);
+		n++;
+	}
+	assert_int_equal(n, 10);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.events, 10);
+	assert_int_equal(st.duplicates, 10);
+	bt_reader_free(r);
+
+	/* One stream holding the trace twice: time goes back, then dups. */
+	tb_init(&twice, 0, 0);
+	tb_append(&twice, t.buf, t.len);
+	tb_append(&twice, t.buf, t.len);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, twice.buf, twice.len, "x2"), 0);
+	n = 0;
+	while (bt_reader_next(r, &e) == 1)
+		n++;
+	assert_int_equal(n, 10);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 10);
+	assert_int_equal(st.bytes, twice.len);
+	bt_reader_free(r);
+	tb_free(&t);
+	tb_free(&twice);
+}
+
+/* Sequence 0 (notes, tracefs) is never a duplicate. */
+static void test_reader_sequence_zero_not_duplicate(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	int i, n = 0;
+
+	(void)state;
+	tb_init(&t, 0, 1);
+	for (i = 0; i < 4; i++) {
+		e = tb_ev(5, 0, BT_A_QUEUE, BT_TC_READ, 512);
+		tb_add(&t, &e);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "tracefs"), 0);
+	while (bt_reader_next(r, &e) == 1)
+		n++;
+	assert_int_equal(n, 4);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 0);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void test_reader_counts_time_going_backwards(void **state)
+{
+	static const uint64_t times[] = { 10, 30, 20, 40, 5, 50 };
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	size_t i;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (i = 0; i < 6; i++) {
+		e = tb_ev(times[i], (uint32_t)i + 1, BT_A_QUEUE, BT_TC_READ, 512);
+		tb_add(&t, &e);
+	}
+	/* A note with a raw (older) time does not count as going back. */
+	e = tb_ev(1, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+	e.pdu = (const unsigned char *)"hello";
+	e.pdu_len = 5;
+	tb_add(&t, &e);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "back"), 0);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(bt_reader_next(r, &e), 1);
+		assert_int_equal(e.time, times[i]);	/* delivered as is */
+	}
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.backwards, 2);
+	assert_int_equal(st.events, 7);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void test_reader_empty_mem_is_valid(void **state)
+{
+	struct bt_reader *r;
+	struct bt_event e;
+	struct bt_reader_stats st;
+
+	(void)state;
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, "", 0, "empty"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.events, 0);
+	bt_reader_free(r);
+
+	/* No input at all: also just the end. */
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	bt_reader_free(r);
+}
+
+static void test_reader_names_and_add_after_start(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+
+	(void)state;
+	build_sample(&t, 0, 0);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "first"), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "second"), 0);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	assert_string_equal(bt_reader_input_name(r, 0), "first");
+	assert_string_equal(bt_reader_input_name(r, 1), "second");
+	assert_null(bt_reader_input_name(r, 2));
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "late"), -EBUSY);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	bt_reader_free(r);
+	tb_free(&t);
+	bt_reader_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader_every_layout_and_byte_order),
+		cmocka_unit_test(test_reader_swaps_big_endian),
+		cmocka_unit_test(test_reader_wide_detection_with_odd_cpu),
+		cmocka_unit_test(test_reader_single_record_each_layout),
+		cmocka_unit_test(test_reader_cgroup_id_stripped),
+		cmocka_unit_test(test_reader_timestamp_note_in_host_order),
+		cmocka_unit_test(test_reader_comm_known_at_parse_time),
+		cmocka_unit_test(test_reader_comm_many_pids),
+		cmocka_unit_test(test_reader_merges_by_time),
+		cmocka_unit_test(test_reader_drops_duplicates),
+		cmocka_unit_test(test_reader_sequence_zero_not_duplicate),
+		cmocka_unit_test(test_reader_counts_time_going_backwards),
+		cmocka_unit_test(test_reader_empty_mem_is_valid),
+		cmocka_unit_test(test_reader_names_and_add_after_start),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
