@@ -350,6 +350,69 @@ void bt_blkdev_sched_free(struct bt_blkdev_sched *s);
  */
 int bt_blkdev_scratch(const char *dir, uint64_t bytes, char *path, size_t len);
 
+/* --------------------------------------------------------------- capture */
+
+/* lib/capture.c */
+
+/*
+ * Recording engine behind btcapture and btreplay --capture.  Traces block
+ * devices through the relay interface (BLKTRACESETUP, per-CPU debugfs
+ * files) or the tracefs "blk" tracer (bin option, context-info off, mono
+ * clock), reads in a thread, and writes either one time-ordered stream with
+ * a TIMESTAMP note per device and a PROCESS note before each pid's first
+ * event on a device, or per-CPU files DIR/NAME.blktrace.CPU.  Every tracefs
+ * and sysfs setting changed is restored by bt_capture_stop(), and by
+ * bt_capture_start() itself when it fails.  Needs root.  Error texts go to
+ * msg (mlen bytes) for the caller to print.
+ */
+struct bt_capture;
+
+enum bt_capture_via {
+	BT_VIA_AUTO,		/* relay, tracefs when relay files give EPERM */
+	BT_VIA_RELAY,
+	BT_VIA_TRACEFS,
+};
+
+struct bt_capture_opts {
+	const char *const *devs;	/* block device paths */
+	size_t ndevs;
+	enum bt_capture_via via;
+	int out_fd;		/* one merged stream here (not closed), or -1 */
+	const char *dir;	/* else per-CPU files in dir, NULL when out_fd */
+	const char *name;	/* basename in dir instead of the device's (1 device) */
+	uint16_t act_mask;	/* BT_TC_* categories to record; 0: all */
+	unsigned buf_kb;	/* KB of kernel buffer per CPU; 0: as it is (tracefs), 2048 (relay) */
+	int gzip;		/* 0: plain, 1..9: gzip level */
+	int cgroup;		/* 1: keep cgroup ids (blkparse 1.2 rejects them) */
+};
+
+struct bt_capture_stats {
+	uint64_t events;	/* records written, notes excluded */
+	uint64_t notes;		/* notes written: PROCESS, TIMESTAMP, MESSAGE */
+	uint64_t bytes;		/* bytes written before compression */
+	uint64_t lost;		/* events the kernel dropped or overwrote */
+	uint64_t bad;		/* malformed records skipped */
+	uint64_t duration_ns;	/* ns: start to stop */
+	enum bt_capture_via via; /* the path used */
+};
+
+/*
+ * Set up, start the reading thread, return.  -EPERM not root, -ENOTBLK not
+ * a block device, -EBUSY another capture, tracer or trace of the device in
+ * use (nothing changed then), -errno otherwise (everything restored).
+ */
+int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
+		     char *msg, size_t mlen);
+/* 0 while the reading thread is fine, else its -errno (then stop). */
+int bt_capture_error(const struct bt_capture *c, char *msg, size_t mlen);
+/*
+ * Stop tracing, write what is left, restore every setting, free c.  Stats
+ * are filled even when it fails.  Not async-signal-safe: call it from the
+ * main flow after a signal was noted.
+ */
+int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
+		    char *msg, size_t mlen);
+
 /* ----------------------------------------------------------------- stats */
 
 /*

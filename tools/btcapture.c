@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * btcapture - record a blktrace trace of block devices, also where blktrace
+ * cannot (kernel lockdown forbids the relay files): one time-ordered stream
+ * with PROCESS and TIMESTAMP notes that `blkparse -i -` and every btkit tool
+ * read, or per-CPU files like blktrace writes.  Runs until SIGINT/SIGTERM,
+ * -w SECS, or the end of a command given after "--".  The engine is
+ * lib/capture.c; this file parses options, runs the command and waits.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "common.h"
+
+#define MAX_DEVS	64
+
+static const char usage[] =
+	"Usage: btcapture -d DEV [-d DEV]... (-o FILE | -D DIR) [options]"
+	" [-- COMMAND [ARG]...]\n"
+	"Record a blktrace trace of block devices until SIGINT/SIGTERM, -w SECS\n"
+	"or the end of COMMAND (then exit with its status).\n"
+	"  -d, --dev DEV          block device to trace (repeatable)\n"
+	"  -o, --output FILE      one time-ordered stream, '-' for stdout; with -D\n"
+	"                         the basename of the per-CPU files (one device)\n"
+	"  -D, --output-dir DIR   per-CPU files DIR/NAME.blktrace.CPU\n"
+	"  -w, --stopwatch SECS   stop after SECS seconds\n"
+	"  -a, --act-mask NAME    only these categories (repeatable): read write\n"
+	"                         barrier|flush sync queue requeue issue complete\n"
+	"                         fs pc notify ahead meta discard drv_data fua\n"
+	"  -b, --buffer-size KB   kernel buffer per CPU (default: tracefs as set,\n"
+	"                         relay 2048)\n"
+	"  -z, --gzip             gzip the output\n"
+	"      --via=auto|relay|tracefs\n"
+	"                         relay files (blktrace's way) or the tracefs blk\n"
+	"                         tracer; auto uses tracefs when relay gives EPERM\n"
+	"      --cgroup           keep cgroup ids (blkparse 1.2 cannot read them)\n"
+	"  -q, --quiet            no summary on stderr\n"
+	"  -h, --help             this help\n"
+	"  -V, --version          print the version\n"
+	"Exit: 0 ok, 1 error or events lost, 2 usage; COMMAND's status when it\n"
+	"failed (128+N when killed by signal N).\n";
+
+static const struct {
+	const char *name;
+	uint16_t mask;
+} act_names[] = {
+	{ "read", BT_TC_READ }, { "write", BT_TC_WRITE },
+	{ "barrier", BT_TC_FLUSH }, { "flush", BT_TC_FLUSH },
+	{ "sync", BT_TC_SYNC }, { "queue", BT_TC_QUEUE },
+	{ "requeue", BT_TC_REQUEUE }, { "issue", BT_TC_ISSUE },
+	{ "complete", BT_TC_COMPLETE }, { "fs", BT_TC_FS },
+	{ "pc", BT_TC_PC }, { "notify", BT_TC_NOTIFY },
+	{ "ahead", BT_TC_AHEAD }, { "meta", BT_TC_META },
+	{ "discard", BT_TC_DISCARD }, { "drv_data", BT_TC_DRV_DATA },
+	{ "fua", BT_TC_FUA },
+};
+
+struct args {
+	struct bt_opts o;
+	const char *devs[MAX_DEVS];
+	size_t ndevs;
+	const char *output, *dir;
+	double secs;
+	int quiet;
+	char **cmd;
+	struct bt_capture_opts co;
+};
+
+static uint16_t act_mask_of(const struct args *a, const char *name)
+{
+	for (size_t i = 0; i < sizeof(act_names) / sizeof(act_names[0]); i++)
+		if (strcasecmp(name, act_names[i].name) == 0)
+			return act_names[i].mask;
+	bt_usage_error(&a->o, "unknown action category '%s'", name);
+}
+
+static void parse_args(struct args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "output-dir", required_argument, NULL, 'D' },
+		{ "stopwatch", required_argument, NULL, 'w' },
+		{ "act-mask", required_argument, NULL, 'a' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "via", required_argument, NULL, 'v' },
+		{ "cgroup", no_argument, NULL, 'g' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+	unsigned long v;
+
+	bt_opts_init(&a->o, argv[0]);
+	a->co.out_fd = -1;
+	while ((c = getopt_long(argc, argv, "+d:o:D:w:a:b:zqhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (a->ndevs == MAX_DEVS)
+				bt_usage_error(&a->o, "at most %d devices", MAX_DEVS);
+			a->devs[a->ndevs++] = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'D':
+			a->dir = optarg;
+			break;
+		case 'w':
+			errno = 0;
+			a->secs = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->secs > 0))
+				bt_usage_error(&a->o, "bad -w '%s': seconds > 0",
+					       optarg);
+			break;
+		case 'a':
+			a->co.act_mask |= act_mask_of(a, optarg);
+			break;
+		case 'b':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 4 ||
+			    v > 1024 * 1024)
+				bt_usage_error(&a->o, "bad -b '%s': KB from 4 to "
+					       "1048576", optarg);
+			a->co.buf_kb = (unsigned)v;
+			break;
+		case 'z':
+			a->co.gzip = 6;
+			break;
+		case 'v':
+			if (strcmp(optarg, "auto") == 0)
+				a->co.via = BT_VIA_AUTO;
+			else if (strcmp(optarg, "relay") == 0)
+				a->co.via = BT_VIA_RELAY;
+			else if (strcmp(optarg, "tracefs") == 0)
+				a->co.via = BT_VIA_TRACEFS;
+			else
+				bt_usage_error(&a->o, "bad --via '%s': auto, "
+					       "relay or tracefs", optarg);
+			break;
+		case 'g':
+			a->co.cgroup = 1;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(BT_EXIT_OK);
+		case 'V':
+			printf("btcapture %s\n", BT_VERSION);
+			exit(BT_EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'btcapture -h' for more information.\n");
+			exit(BT_EXIT_USAGE);
+		}
+	}
+	if (!a->ndevs)
+		bt_usage_error(&a->o, "no device: give -d DEV");
+	if (!a->output && !a->dir)
+		bt_usage_error(&a->o, "no output: give -o FILE or -D DIR");
+	if (a->dir && a->output && (a->ndevs > 1 || strchr(a->output, '/') ||
+				    strcmp(a->output, "-") == 0))
+		bt_usage_error(&a->o, "with -D, -o is a basename for one device");
+	if (optind < argc)
+		a->cmd = argv + optind;
+	a->co.devs = a->devs;
+	a->co.ndevs = a->ndevs;
+	a->co.dir = a->dir;
+	a->co.name = a->dir ? a->output : NULL;
+}
+
+/* The command, with the signals btcapture waits for unblocked again. */
+static pid_t spawn(struct args *a, const sigset_t *old, int trace_fd)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		err(BT_EXIT_DATA, "fork");
+	if (pid == 0) {
+		/* its stdout must not land in the trace */
+		if (trace_fd == STDOUT_FILENO)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		execvp(a->cmd[0], a->cmd);
+		fprintf(stderr, "btcapture: %s: %s\n", a->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static int status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static void summary(const struct args *a, const struct bt_capture_stats *st)
+{
+	double s = (double)st->duration_ns / 1e9;
+
+	if (a->quiet)
+		return;
+	fprintf(stderr, "btcapture: %" PRIu64 " events, %" PRIu64 " notes, %"
+		PRIu64 " bytes in %.3f s (%.0f events/s) via %s; %" PRIu64
+		" lost\n", st->events, st->notes, st->bytes, s,
+		s > 0 ? (double)st->events / s : 0.0,
+		st->via == BT_VIA_RELAY ? "relay" : "tracefs", st->lost);
+	if (st->bad)
+		fprintf(stderr, "btcapture: %" PRIu64 " malformed records "
+			"skipped\n", st->bad);
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct bt_capture *cap;
+	struct bt_capture_stats st;
+	sigset_t set, old;
+	char msg[512];
+	int fd = -1, r, rc = BT_EXIT_OK, cmd_rc = -1;
+	pid_t child = -1;
+	struct timespec t0, now;
+
+	memset(&a, 0, sizeof(a));
+	parse_args(&a, argc, argv);
+	if (a.output && !a.dir) {
+		if (strcmp(a.output, "-") == 0) {
+			fd = STDOUT_FILENO;
+		} else {
+			fd = open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				  0644);
+			if (fd < 0)
+				err(BT_EXIT_DATA, "%s", a.output);
+		}
+		a.co.out_fd = fd;
+	}
+	/*
+	 * Block the stop signals before the reading thread exists, so only
+	 * sigtimedwait() below sees them and the stop always runs the restore.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = bt_capture_start(&cap, &a.co, msg, sizeof(msg));
+	if (r < 0) {
+		fprintf(stderr, "btcapture: %s\n", msg[0] ? msg : strerror(-r));
+		return BT_EXIT_DATA;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (a.cmd)
+		child = spawn(&a, &old, fd);
+	for (;;) {
+		struct timespec tmo = { 0, 100 * 1000 * 1000 };
+		int sig = sigtimedwait(&set, NULL, &tmo);
+
+		if (sig == SIGCHLD && child > 0) {
+			int status;
+
+			if (waitpid(child, &status, WNOHANG) == child) {
+				cmd_rc = status_code(status);
+				child = -1;
+				break;
+			}
+		} else if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			if (child > 0) {
+				/* let the command end first; its end stops us */
+				kill(child, sig);
+				continue;
+			}
+			break;
+		}
+		if (bt_capture_error(cap, msg, sizeof(msg)) < 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (a.secs > 0 && (double)(now.tv_sec - t0.tv_sec) +
+				  (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= a.secs)
+			break;
+	}
+	if (child > 0) {
+		int status;
+
+		kill(child, SIGTERM);
+		if (waitpid(child, &status, 0) == child)
+			cmd_rc = status_code(status);
+	}
+	r = bt_capture_stop(cap, &st, msg, sizeof(msg));
+	summary(&a, &st);
+	if (r < 0) {
+		fprintf(stderr, "btcapture: %s\n", msg[0] ? msg : strerror(-r));
+		rc = BT_EXIT_DATA;
+	}
+	if (st.lost) {
+		fprintf(stderr, "btcapture: %" PRIu64 " events lost (raise -b)\n",
+			st.lost);
+		rc = BT_EXIT_DATA;
+	}
+	if (fd > STDOUT_FILENO && close(fd) < 0) {
+		warn("%s", a.output);
+		rc = BT_EXIT_DATA;
+	}
+	if (cmd_rc > 0)
+		rc = cmd_rc;
+	return rc;
+}
