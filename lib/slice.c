@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slice.c - slice waits: how long a process (or a scheduler queue) waited
+ * for the device while others were served.  Two sources are followed at
+ * once, so a tool can pick per device afterwards: the scheduler's own
+ * messages (CFQ, BFQ) when the trace has them, and the events alone, which
+ * every kernel and scheduler produce.  Device-wide counters (bytes
+ * dispatched, time with nothing in flight) are running sums, so an
+ * episode's share of them is a difference of two snapshots and nothing is
+ * kept per episode but the snapshots.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+#define RING		1024	/* recent dispatches kept per device for top_other */
+#define TOP_SLOTS	16	/* distinct pids weighed when finding top_other */
+#define DEFAULT_TAU	8000000ull
+
+struct disp {
+	uint64_t time;		/* ns */
+	uint64_t bytes;
+	int32_t pid;		/* owner, -1 unknown */
+};
+
+struct device {
+	uint32_t dev;
+	uint32_t inflight;	/* requests at the driver */
+	uint64_t idle_since;	/* ns: when inflight last became 0 */
+	uint64_t cum_idle;	/* ns with nothing in flight, up to idle_since */
+	uint64_t disp_bytes;	/* bytes dispatched so far */
+	uint8_t has_messages;
+	uint8_t sched;		/* enum bt_sched_name last seen */
+	uint8_t has_active;
+	uint64_t active_key;	/* queue in service (has_active) */
+	struct disp ring[RING];
+	uint32_t ring_pos, ring_n;
+};
+
+/* An owner (events) or a scheduler queue (messages), by device and key. */
+struct ent {
+	uint64_t key;
+	uint32_t dev;
+	uint8_t used;
+	/* episode in progress */
+	uint8_t open;
+	uint8_t has_i;
+	uint64_t start;		/* ns */
+	uint64_t snap_idle;	/* device cum idle at start */
+	uint64_t snap_disp;	/* device bytes dispatched at start */
+	uint64_t snap_own;	/* own bytes dispatched at start */
+	/* owner state */
+	int32_t pending;	/* requests got or inserted, not dispatched */
+	int32_t inflight;	/* requests dispatched, not completed */
+	uint64_t last_c;	/* ns, UINT64_MAX before the first */
+	uint64_t own_disp;	/* bytes this owner dispatched */
+	/* queue state */
+	uint8_t on_rr;
+	uint8_t active;
+	uint8_t queue;		/* enum bt_slice_queue */
+	uint8_t sched;
+	int32_t pid;
+};
+
+struct table {
+	struct ent *e;
+	size_t cap, n;
+};
+
+struct bt_slice {
+	struct bt_slice_opts o;
+	struct device *devs;
+	size_t ndevs, capdevs;
+	size_t lastdev;
+	struct table owners;	/* key: pid */
+	struct table queues;	/* key: see queue_key() */
+	uint64_t now;		/* ns: latest event time */
+};
+
+static uint64_t mix(uint64_t k, uint32_t dev)
+{
+	k ^= (uint64_t)dev * 0x9e3779b97f4a7c15ull;
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+static int table_grow(struct table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256, i;
+	struct ent *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->e[i].used)
+			continue;
+		j = mix(t->e[i].key, t->e[i].dev) & (cap - 1);
+		while (e[j].used)
+			j = (j + 1) & (cap - 1);
+		e[j] = t->e[i];
+	}
+	free(t->e);
+	t->e = e;
+	t->cap = cap;
+	return 0;
+}
+
+static struct ent *table_find(const struct table *t, uint32_t dev,
+			      uint64_t key)
+{
+	size_t j;
+
+	if (!t->cap)
+		return NULL;
+	j = mix(key, dev) & (t->cap - 1);
+	while (t->e[j].used) {
+		if (t->e[j].key == key && t->e[j].dev == dev)
+			return &t->e[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	return NULL;
+}
+
+static struct ent *table_get(struct table *t, uint32_t dev, uint64_t key)
+{
+	struct ent *e = table_find(t, dev, key);
+	size_t j;
+
+	if (e)
+		return e;
+	if ((t->n + 1) * 2 > t->cap && table_grow(t) < 0)
+		return NULL;
+	j = mix(key, dev) & (t->cap - 1);
+	while (t->e[j].used)
+		j = (j + 1) & (t->cap - 1);
+	e = &t->e[j];
+	memset(e, 0, sizeof(*e));
+	e->used = 1;
+	e->key = key;
+	e->dev = dev;
+	e->last_c = UINT64_MAX;
+	e->pid = (int32_t)key;
+	t->n++;
+	return e;
+}
+
+static struct device *device_get(struct bt_slice *s, uint32_t dev,
+				 uint64_t now)
+{
+	struct device *d;
+
+	if (s->lastdev < s->ndevs && s->devs[s->lastdev].dev == dev)
+		return &s->devs[s->lastdev];
+	for (size_t i = 0; i < s->ndevs; i++) {
+		if (s->devs[i].dev == dev) {
+			s->lastdev = i;
+			return &s->devs[i];
+		}
+	}
+	if (s->ndevs == s->capdevs) {
+		size_t cap = s->capdevs ? s->capdevs * 2 : 4;
+		struct device *nd = realloc(s->devs, cap * sizeof(*nd));
+
+		if (!nd)
+			return NULL;
+		s->devs = nd;
+		s->capdevs = cap;
+	}
+	d = &s->devs[s->ndevs];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	d->idle_since = now;
+	s->lastdev = s->ndevs++;
+	return d;
+}
+
+static uint64_t idle_now(const struct device *d, uint64_t t)
+{
+	if (d->inflight == 0 && t > d->idle_since)
+		return d->cum_idle + (t - d->idle_since);
+	return d->cum_idle;
+}
+
+static uint64_t own_disp(struct bt_slice *s, uint32_t dev, int32_t pid)
+{
+	const struct ent *o;
+
+	if (pid < 0)
+		return 0;
+	o = table_find(&s->owners, dev, (uint32_t)pid);
+	return o ? o->own_disp : 0;
+}
+
+static void snapshot(struct bt_slice *s, struct ent *e,
+		     const struct device *d, int32_t pid, uint64_t t)
+{
+	e->start = t;
+	e->snap_idle = idle_now(d, t);
+	e->snap_disp = d->disp_bytes;
+	e->snap_own = own_disp(s, d->dev, pid);
+}
+
+static int32_t top_other(const struct device *d, uint64_t start, int32_t pid)
+{
+	int32_t pids[TOP_SLOTS];
+	uint64_t bytes[TOP_SLOTS];
+	size_t n = 0, best = 0;
+
+	for (uint32_t k = 0; k < d->ring_n; k++) {
+		const struct disp *x = &d->ring[(d->ring_pos + RING - 1 - k) % RING];
+		size_t i;
+
+		if (x->time < start)
+			break;
+		if (x->pid == pid || x->pid < 0)
+			continue;
+		for (i = 0; i < n && pids[i] != x->pid; i++)
+			;
+		if (i == n) {
+			if (n == TOP_SLOTS)
+				continue;
+			pids[n] = x->pid;
+			bytes[n++] = 0;
+		}
+		bytes[i] += x->bytes;
+	}
+	if (!n)
+		return -1;
+	for (size_t i = 1; i < n; i++)
+		if (bytes[i] > bytes[best])
+			best = i;
+	return pids[best];
+}
+
+static void emit(struct bt_slice *s, struct ent *e, const struct device *d,
+		 int32_t pid, unsigned source, uint64_t end, int censored)
+{
+	struct bt_slice_ep ep;
+	uint64_t idle = idle_now(d, end), own = own_disp(s, d->dev, pid);
+	uint64_t disp = d->disp_bytes - e->snap_disp;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.start = e->start;
+	ep.end = end > e->start ? end : e->start;
+	ep.wait = ep.end - ep.start;
+	ep.dev_idle = idle > e->snap_idle ? idle - e->snap_idle : 0;
+	if (ep.dev_idle > ep.wait)
+		ep.dev_idle = ep.wait;
+	own = own > e->snap_own ? own - e->snap_own : 0;
+	ep.foreign_bytes = disp > own ? disp - own : 0;
+	ep.dev = d->dev;
+	ep.pid = pid;
+	ep.top_other = s->o.top_other ? top_other(d, e->start, pid) : -1;
+	ep.source = (uint8_t)source;
+	ep.queue = source == BT_SLICE_MESSAGES ? e->queue : BT_SLICE_PROC;
+	ep.sched = source == BT_SLICE_MESSAGES ? e->sched : BT_SCHED_NONE;
+	ep.censored = (uint8_t)censored;
+	e->open = 0;
+	s->o.episode(&ep, s->o.arg);
+}
+
+/* A queue's identity: scheduler, sync letter, shared, pid. */
+static uint64_t queue_key(unsigned sched, unsigned queue, int32_t pid)
+{
+	return (uint64_t)(uint32_t)pid | (uint64_t)queue << 32 |
+	       (uint64_t)sched << 40;
+}
+
+static int feed_message(struct bt_slice *s, const struct bt_event *ev,
+			struct device *d)
+{
+	struct bt_sched_msg m;
+	struct ent *q, *a;
+	unsigned queue;
+	uint64_t t = ev->time;
+
+	if (bt_sched_event(ev, &m) != 1)
+		return 0;
+	if (m.kind == BT_SCHED_SWITCH) {
+		d->has_active = 0;
+		return 0;
+	}
+	if (m.kind != BT_SCHED_QUEUE)
+		return 0;
+	d->has_messages = 1;
+	d->sched = m.sched;
+	queue = m.shared ? BT_SLICE_SHARED :
+		(m.has_type && !m.sync) ? BT_SLICE_ASYNC : BT_SLICE_PROC;
+	q = table_get(&s->queues, d->dev, queue_key(m.sched, queue, m.pid));
+	if (!q)
+		return -ENOMEM;
+	q->queue = (uint8_t)queue;
+	q->sched = m.sched;
+	q->pid = m.shared ? -1 : m.pid;
+	switch (m.mark) {
+	case BT_SCHED_BACKLOG:
+		q->on_rr = 1;
+		if (q->active) {
+			/* Backlogged while in service: it waited for nothing. */
+			snapshot(s, q, d, q->pid, t);
+			emit(s, q, d, q->pid, BT_SLICE_MESSAGES, t, 0);
+		} else if (!q->open) {
+			snapshot(s, q, d, q->pid, t);
+			q->open = 1;
+		}
+		break;
+	case BT_SCHED_LEAVE:
+		q->on_rr = 0;
+		q->open = 0;
+		break;
+	case BT_SCHED_START:
+		/* A new queue in service ends the old one's service. */
+		if (d->has_active && d->active_key != q->key) {
+			a = table_find(&s->queues, d->dev, d->active_key);
+			if (a && a->active) {
+				a->active = 0;
+				if (a->on_rr && !a->open) {
+					snapshot(s, a, d, a->pid, t);
+					a->open = 1;
+				}
+			}
+		}
+		if (q->open)
+			emit(s, q, d, q->pid, BT_SLICE_MESSAGES, t, 0);
+		q->active = 1;
+		d->has_active = 1;
+		d->active_key = q->key;
+		break;
+	case BT_SCHED_END:
+		q->active = 0;
+		if (d->has_active && d->active_key == q->key)
+			d->has_active = 0;
+		/* Still backlogged: waits again for its next turn. */
+		if (q->on_rr && !q->open) {
+			snapshot(s, q, d, q->pid, t);
+			q->open = 1;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Owner got a new request (G, or I without G): maybe an episode opens. */
+static void owner_new_request(struct bt_slice *s, struct ent *o,
+			      const struct device *d, uint64_t t)
+{
+	if (!o->open && o->pending == 0 && o->inflight == 0 &&
+	    (o->last_c == UINT64_MAX || t < o->last_c ||
+	     t - o->last_c >= s->o.tau_ns)) {
+		snapshot(s, o, d, o->pid, t);
+		o->open = 1;
+		o->has_i = 0;
+	}
+	o->pending++;
+}
+
+static void ring_push(struct device *d, uint64_t t, int32_t pid,
+		      uint64_t bytes)
+{
+	struct disp *x = &d->ring[d->ring_pos];
+
+	x->time = t;
+	x->pid = pid;
+	x->bytes = bytes;
+	d->ring_pos = (d->ring_pos + 1) % RING;
+	if (d->ring_n < RING)
+		d->ring_n++;
+}
+
+static int feed_dispatch(struct bt_slice *s, const struct bt_event *ev,
+			 const struct bt_request *rq, struct device *d)
+{
+	int32_t pid = -1;
+	uint64_t t = ev->time;
+	struct ent *o = NULL;
+
+	if (rq && !(rq->flags & BT_RQ_NOQ)) {
+		pid = (int32_t)rq->pid;
+		o = table_get(&s->owners, d->dev, rq->pid);
+		if (!o)
+			return -ENOMEM;
+	}
+	if (o) {
+		/* A D ends the owner's wait, whichever request it is. */
+		if (o->open)
+			emit(s, o, d, pid, BT_SLICE_EVENTS, t, 0);
+		if (rq->g != BT_TIME_NONE || rq->i != BT_TIME_NONE ||
+		    rq->nrequeue > 0) {
+			if (o->pending > 0)
+				o->pending--;
+		}
+		o->inflight++;
+	}
+	/* Scheduler queues: a dispatch of the queue's own request ends its
+	 * wait even without service start (BFQ injection). */
+	if (pid >= 0 && d->has_messages) {
+		struct ent *q = table_find(&s->queues, d->dev,
+					   queue_key(d->sched, BT_SLICE_PROC,
+						     pid));
+
+		if (q && q->open && !q->active)
+			emit(s, q, d, pid, BT_SLICE_MESSAGES, t, 0);
+	}
+	if (d->inflight == 0 && t > d->idle_since)
+		d->cum_idle += t - d->idle_since;
+	d->inflight++;
+	d->disp_bytes += ev->bytes;
+	if (o)
+		o->own_disp += ev->bytes;
+	ring_push(d, t, pid, ev->bytes);
+	return 0;
+}
+
+static void device_complete(struct device *d, uint64_t t)
+{
+	if (d->inflight == 0)
+		return;
+	if (--d->inflight == 0)
+		d->idle_since = t;
+}
+
+int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
+		  const struct bt_request *rq)
+{
+	struct device *d;
+	struct ent *o;
+	uint64_t t = ev->time;
+
+	if (t > s->now)
+		s->now = t;
+	d = device_get(s, ev->dev, t);
+	if (!d)
+		return -ENOMEM;
+	if (bt_event_is_note(ev)) {
+		if (ev->action == BT_N_MESSAGE)
+			return feed_message(s, ev, d);
+		return 0;
+	}
+	switch (ev->action) {
+	case BT_A_GETRQ:
+	case BT_A_INSERT:
+		if (!rq || (rq->flags & BT_RQ_NOQ))
+			return 0;
+		o = table_get(&s->owners, d->dev, rq->pid);
+		if (!o)
+			return -ENOMEM;
+		if (ev->action == BT_A_GETRQ ||
+		    (rq->g == BT_TIME_NONE && rq->nrequeue == 0)) {
+			owner_new_request(s, o, d, t);
+		}
+		if (ev->action == BT_A_INSERT && o->open && !o->has_i) {
+			/* The wait counts from the insert when there is one. */
+			snapshot(s, o, d, o->pid, t);
+			o->has_i = 1;
+		}
+		return 0;
+	case BT_A_ISSUE:
+		return feed_dispatch(s, ev, rq, d);
+	case BT_A_REQUEUE:
+		device_complete(d, t);
+		if (rq && !(rq->flags & BT_RQ_NOQ)) {
+			o = table_find(&s->owners, d->dev, rq->pid);
+			if (o && o->inflight > 0) {
+				o->inflight--;
+				o->pending++;
+			}
+		}
+		return 0;
+	case BT_A_COMPLETE:
+		if (rq && rq->state != BT_RQS_DONE)
+			return 0;	/* a partial completion */
+		device_complete(d, t);
+		if (rq && !(rq->flags & BT_RQ_NOQ)) {
+			o = table_find(&s->owners, d->dev, rq->pid);
+			if (o) {
+				if (o->inflight > 0)
+					o->inflight--;
+				o->last_c = t;
+			}
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void bt_slice_finish(struct bt_slice *s)
+{
+	for (size_t i = 0; i < s->owners.cap; i++) {
+		struct ent *o = &s->owners.e[i];
+		struct device *d;
+
+		if (!o->used || !o->open)
+			continue;
+		d = device_get(s, o->dev, s->now);
+		if (d)
+			emit(s, o, d, o->pid, BT_SLICE_EVENTS, s->now, 1);
+	}
+	for (size_t i = 0; i < s->queues.cap; i++) {
+		struct ent *q = &s->queues.e[i];
+		struct device *d;
+
+		if (!q->used || !q->open)
+			continue;
+		d = device_get(s, q->dev, s->now);
+		if (d)
+			emit(s, q, d, q->pid, BT_SLICE_MESSAGES, s->now, 1);
+	}
+}
+
+int bt_slice_has_messages(const struct bt_slice *s, uint32_t dev)
+{
+	for (size_t i = 0; i < s->ndevs; i++)
+		if (s->devs[i].dev == dev)
+			return s->devs[i].has_messages;
+	return 0;
+}
+
+int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts)
+{
+	struct bt_slice *s;
+
+	*out = NULL;
+	if (!opts || !opts->episode)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = *opts;
+	if (!s->o.tau_ns)
+		s->o.tau_ns = DEFAULT_TAU;
+	*out = s;
+	return 0;
+}
+
+void bt_slice_free(struct bt_slice *s)
+{
+	if (!s)
+		return;
+	free(s->owners.e);
+	free(s->queues.e);
+	free(s->devs);
+	free(s);
+}

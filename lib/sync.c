@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sync.c - fdatasync/fsync episodes: from a process's first sync write (or
+ * flush) to the completion of the flush that made its data durable.  The
+ * flush is often not the process's own: ext4 and ext3 hand the commit to a
+ * journal thread (jbd2/sda1-8, kjournald), whose commit block carries
+ * PREFLUSH and FUA and closes every episode waiting on that device.  Data
+ * writes are followed as sector ranges rather than requests, because they
+ * are merged into other requests (even other processes'), split, and
+ * completed in pieces; a range is done when completions covered it.
+ * Before 2.6.37 the FLUSH category bit meant BARRIER: a barrier write is a
+ * data-bearing flush and is treated as one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+#define MAX_RANGES	64	/* outstanding write ranges per episode */
+#define DEFAULT_NOFLUSH	5000000000ull
+
+struct range {
+	uint64_t sector;	/* 512-byte sectors */
+	uint64_t end;		/* 512-byte sectors, exclusive */
+	uint64_t left;		/* bytes not yet completed */
+};
+
+struct episode {
+	uint32_t dev, pid;
+	uint64_t open;		/* ns */
+	uint64_t data_done;	/* ns */
+	uint64_t data_bytes;
+	uint32_t flags;		/* BT_SYNC_* gathered so far */
+	uint32_t nr;		/* ranges in use */
+	/* the flush that will close the episode */
+	uint8_t has_cand;
+	uint32_t cand_flags;	/* BT_SYNC_SELF / JOURNAL / FUA */
+	uint32_t closer;
+	uint64_t cand_q;	/* ns */
+	uint64_t cand_sector;
+	uint32_t cand_bytes;
+	struct range r[MAX_RANGES];	/* last: not cleared on reuse */
+};
+
+struct bt_sync {
+	struct bt_sync_opts o;
+	uint32_t *journal;	/* copy of opts journal_pids */
+	struct episode **ep;	/* open episodes (few at a time) */
+	size_t nep, capep;
+	struct episode *spare;	/* freed episodes kept for reuse */
+	uint64_t now;
+};
+
+int bt_sync_is_journal(const char *comm)
+{
+	if (!comm)
+		return 0;
+	return strncmp(comm, "jbd2/", 5) == 0 ||
+	       strncmp(comm, "kjournald", 9) == 0;
+}
+
+static int is_journal(const struct bt_sync *s, uint32_t pid, const char *comm)
+{
+	for (size_t i = 0; i < s->o.njournal; i++)
+		if (s->journal[i] == pid)
+			return 1;
+	return bt_sync_is_journal(comm);
+}
+
+static struct episode *find(const struct bt_sync *s, uint32_t dev,
+			    uint32_t pid, size_t *idx)
+{
+	for (size_t i = 0; i < s->nep; i++) {
+		if (s->ep[i]->dev == dev && s->ep[i]->pid == pid) {
+			if (idx)
+				*idx = i;
+			return s->ep[i];
+		}
+	}
+	return NULL;
+}
+
+static struct episode *open_ep(struct bt_sync *s, uint32_t dev, uint32_t pid,
+			       uint64_t t)
+{
+	struct episode *e;
+
+	if (s->nep == s->capep) {
+		size_t cap = s->capep ? s->capep * 2 : 8;
+		struct episode **n = realloc(s->ep, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->ep = n;
+		s->capep = cap;
+	}
+	if (s->spare) {
+		e = s->spare;
+		s->spare = NULL;
+	} else {
+		e = malloc(sizeof(*e));
+		if (!e)
+			return NULL;
+	}
+	memset(e, 0, offsetof(struct episode, r));
+	e->dev = dev;
+	e->pid = pid;
+	e->open = t;
+	e->data_done = t;
+	s->ep[s->nep++] = e;
+	return e;
+}
+
+/* Close episode i at time close, hand it out, forget it. */
+static void close_ep(struct bt_sync *s, size_t i, uint64_t close,
+		     uint32_t flags)
+{
+	struct episode *e = s->ep[i];
+	struct bt_sync_ep out;
+
+	memset(&out, 0, sizeof(out));
+	out.open = e->open;
+	out.data_done = e->data_done < e->open ? e->open : e->data_done;
+	out.close = close < out.data_done ? out.data_done : close;
+	out.lat = out.close - out.open;
+	out.data = out.data_done - out.open;
+	out.flush = out.close - out.data_done;
+	out.data_bytes = e->data_bytes;
+	out.dev = e->dev;
+	out.pid = e->pid;
+	out.flags = e->flags | flags;
+	if (!(flags & (BT_SYNC_NOFLUSH | BT_SYNC_CENSORED))) {
+		out.closer = e->closer;
+		out.flags |= e->cand_flags;
+	}
+	s->ep[i] = s->ep[--s->nep];
+	if (!s->spare)
+		s->spare = e;
+	else
+		free(e);
+	s->o.episode(&out, s->o.arg);
+}
+
+static void add_range(struct episode *e, uint64_t sector, uint32_t bytes)
+{
+	uint64_t end = sector + bytes / 512;
+	struct range *r;
+
+	e->data_bytes += bytes;
+	/* Contiguous bios (writeback of a file) coalesce into one range. */
+	if (e->nr && e->r[e->nr - 1].end == sector) {
+		e->r[e->nr - 1].end = end;
+		e->r[e->nr - 1].left += bytes;
+		return;
+	}
+	if (e->nr == MAX_RANGES) {
+		/* Too scattered to follow: latency would be a guess. */
+		e->flags |= BT_SYNC_INVALID;
+		r = &e->r[e->nr - 1];
+		if (sector < r->sector)
+			r->sector = sector;
+		if (end > r->end)
+			r->end = end;
+		r->left += bytes;
+		return;
+	}
+	r = &e->r[e->nr++];
+	r->sector = sector;
+	r->end = end;
+	r->left = bytes;
+}
+
+static void set_cand(struct episode *e, const struct bt_event *ev,
+		     uint32_t flags)
+{
+	e->has_cand = 1;
+	e->cand_flags = flags;
+	e->closer = ev->pid;
+	e->cand_q = ev->time;
+	e->cand_sector = ev->sector;
+	e->cand_bytes = ev->bytes;
+}
+
+static int is_flush(const struct bt_event *ev)
+{
+	return (ev->category & (BT_TC_FLUSH | BT_TC_FUA)) != 0;
+}
+
+static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
+		      const char *comm)
+{
+	size_t i;
+	struct episode *e;
+	int journal = is_journal(s, ev->pid, comm);
+
+	if (is_flush(ev) && (journal || s->o.any_flush)) {
+		/* Offer the flush to every episode whose data is done. */
+		for (i = 0; i < s->nep; i++) {
+			e = s->ep[i];
+			if (e->dev == ev->dev && e->pid != ev->pid &&
+			    !e->has_cand && e->nr == 0)
+				set_cand(e, ev, BT_SYNC_JOURNAL);
+		}
+	}
+	if (journal)
+		return 0;
+	e = find(s, ev->dev, ev->pid, &i);
+	if (is_flush(ev)) {
+		if (!e && !(e = open_ep(s, ev->dev, ev->pid, ev->time)))
+			return -ENOMEM;
+		if (e->has_cand)
+			return 0;	/* a second flush: the first one counts */
+		if (ev->bytes > 0)
+			set_cand(e, ev, BT_SYNC_FUA);
+		else if (e->nr == 0)
+			set_cand(e, ev, BT_SYNC_SELF);
+		/* an empty flush before the data completed does not count */
+		return 0;
+	}
+	if ((ev->category & BT_TC_WRITE) && (ev->category & BT_TC_SYNC) &&
+	    !(ev->category & BT_TC_DISCARD) && ev->bytes > 0) {
+		if (e && !e->has_cand && e->nr == 0 && e->data_bytes > 0) {
+			/* Data done, no flush asked: O_DIRECT or O_SYNC
+			 * writes without fdatasync.  Next write, next episode. */
+			close_ep(s, i, e->data_done, BT_SYNC_NOFLUSH);
+			e = NULL;
+		}
+		if (!e && !(e = open_ep(s, ev->dev, ev->pid, ev->time)))
+			return -ENOMEM;
+		if (e->has_cand)
+			e->flags |= BT_SYNC_INVALID;
+		add_range(e, ev->sector, ev->bytes);
+		return 0;
+	}
+	if (e)
+		e->flags |= BT_SYNC_INVALID;	/* reads, async writes meanwhile */
+	return 0;
+}
+
+static void feed_complete(struct bt_sync *s, const struct bt_event *ev)
+{
+	uint64_t cs = ev->sector, ce = ev->sector + ev->bytes / 512;
+	size_t i = 0;
+
+	while (i < s->nep) {
+		struct episode *e = s->ep[i];
+		int closed = 0;
+
+		if (e->dev != ev->dev) {
+			i++;
+			continue;
+		}
+		if (ev->bytes > 0 && (ev->category & BT_TC_WRITE)) {
+			for (uint32_t k = 0; k < e->nr;) {
+				struct range *r = &e->r[k];
+				uint64_t lo = cs > r->sector ? cs : r->sector;
+				uint64_t hi = ce < r->end ? ce : r->end;
+				uint64_t b = hi > lo ? (hi - lo) * 512 : 0;
+
+				if (!b) {
+					k++;
+					continue;
+				}
+				r->left = r->left > b ? r->left - b : 0;
+				if (r->left == 0) {
+					e->r[k] = e->r[--e->nr];
+					e->data_done = ev->time;
+				} else {
+					k++;
+				}
+			}
+		}
+		if (e->has_cand && ev->time >= e->cand_q &&
+		    (e->cand_bytes == 0 ?
+		     (ev->category & BT_TC_FLUSH) && ev->bytes == 0 :
+		     ev->bytes > 0 && cs <= e->cand_sector &&
+		     e->cand_sector < ce)) {
+			close_ep(s, i, ev->time, 0);
+			closed = 1;
+		}
+		if (!closed)
+			i++;
+	}
+}
+
+/* No flush within the window: close at the end of the data. */
+static void expire(struct bt_sync *s, uint64_t now)
+{
+	size_t i = 0;
+
+	while (i < s->nep) {
+		struct episode *e = s->ep[i];
+		uint64_t since = e->has_cand ? e->cand_q : e->data_done;
+
+		if (e->nr == 0 && now > since && now - since > s->o.noflush_ns)
+			close_ep(s, i, e->data_done, BT_SYNC_NOFLUSH);
+		else
+			i++;
+	}
+}
+
+int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
+		 const char *comm)
+{
+	if (bt_event_is_note(ev))
+		return 0;
+	if (ev->time > s->now) {
+		s->now = ev->time;
+		if (s->nep)
+			expire(s, s->now);
+	}
+	switch (ev->action) {
+	case BT_A_QUEUE:
+		return feed_queue(s, ev, comm);
+	case BT_A_COMPLETE:
+		feed_complete(s, ev);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void bt_sync_finish(struct bt_sync *s)
+{
+	expire(s, s->now);
+	while (s->nep)
+		close_ep(s, s->nep - 1, s->now, BT_SYNC_CENSORED);
+}
+
+int bt_sync_new(struct bt_sync **out, const struct bt_sync_opts *opts)
+{
+	struct bt_sync *s;
+
+	*out = NULL;
+	if (!opts || !opts->episode || (opts->njournal && !opts->journal_pids))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = *opts;
+	if (!s->o.noflush_ns)
+		s->o.noflush_ns = DEFAULT_NOFLUSH;
+	if (opts->njournal) {
+		s->journal = malloc(opts->njournal * sizeof(*s->journal));
+		if (!s->journal) {
+			free(s);
+			return -ENOMEM;
+		}
+		memcpy(s->journal, opts->journal_pids,
+		       opts->njournal * sizeof(*s->journal));
+	}
+	s->o.journal_pids = s->journal;
+	*out = s;
+	return 0;
+}
+
+void bt_sync_free(struct bt_sync *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nep; i++)
+		free(s->ep[i]);
+	free(s->ep);
+	free(s->spare);
+	free(s->journal);
+	free(s);
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_sync.c - fdatasync episodes on hand-built event sequences: merged
+ * sync writes, a process's own flush, one journal commit closing two
+ * processes' episodes, a FUA write, no flush at all, other I/O that
+ * invalidates, a journal flush too early to count, censoring at the end.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "btkit.h"
+
+#define MS 1000000ull
+#define DEV BT_DEV_MAKE(8, 0)
+#define JBD 900		/* pid of the journal thread in these tests */
+
+struct got {
+	struct bt_sync_ep ep[16];
+	size_t n;
+};
+
+static void collect(const struct bt_sync_ep *ep, void *arg)
+{
+	struct got *g = arg;
+
+	assert_true(g->n < 16);
+	/* Every episode, whatever its kind: the phases add up. */
+	assert_int_equal(ep->data + ep->flush, ep->lat);
+	assert_true(ep->open <= ep->data_done && ep->data_done <= ep->close);
+	g->ep[g->n++] = *ep;
+}
+
+static struct bt_sync *mk(struct got *g, int any_flush)
+{
+	struct bt_sync_opts o = { .episode = collect, .arg = g,
+				  .any_flush = any_flush };
+	struct bt_sync *s;
+
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(bt_sync_new(&s, &o), 0);
+	return s;
+}
+
+static void ev(struct bt_sync *s, uint64_t t, unsigned act, uint32_t pid,
+	       uint32_t cat, uint64_t sector, uint32_t bytes)
+{
+	struct bt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = t;
+	e.action = act;
+	e.category = cat;
+	e.pid = pid;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.dev = DEV;
+	assert_int_equal(bt_sync_feed(s, &e, pid == JBD ? "jbd2/sda1-8" :
+					      "postgres"), 0);
+}
+
+#define WS (BT_TC_WRITE | BT_TC_SYNC)
+#define FWS (BT_TC_FLUSH | BT_TC_WRITE | BT_TC_SYNC)
+#define FWFS (BT_TC_FLUSH | BT_TC_FUA | BT_TC_WRITE | BT_TC_SYNC)
+
+static void test_sync_merged_writes_then_self_flush(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 1 * MS + 10, BT_A_QUEUE, 10, WS, 108, 4096);
+	ev(s, 1 * MS + 20, BT_A_BACKMERGE, 10, WS, 108, 4096);
+	/* one request for both bios, completed in two pieces */
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	assert_int_equal(g.n, 0);
+	ev(s, 5 * MS, BT_A_COMPLETE, 0, WS, 108, 4096);
+	ev(s, 6 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 7 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
+	ev(s, 9 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].pid, 10);
+	assert_int_equal(g.ep[0].lat, 8 * MS);
+	assert_int_equal(g.ep[0].data, 4 * MS);
+	assert_int_equal(g.ep[0].flush, 4 * MS);
+	assert_int_equal(g.ep[0].data_bytes, 8192);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_SELF);
+	assert_int_equal(g.ep[0].closer, 10);
+	bt_sync_finish(s);
+	assert_int_equal(g.n, 1);
+	bt_sync_free(s);
+}
+
+static void test_sync_journal_flush_shared_by_two(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_QUEUE, 11, WS, 500, 8192);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, WS, 500, 8192);
+	/* journal blocks are not anyone's data; the commit block closes */
+	ev(s, 5 * MS, BT_A_QUEUE, JBD, WS, 9000, 4096);
+	ev(s, 6 * MS, BT_A_QUEUE, JBD, FWFS, 9008, 4096);
+	ev(s, 7 * MS, BT_A_COMPLETE, 0, WS, 9000, 4096);
+	assert_int_equal(g.n, 0);
+	ev(s, 10 * MS, BT_A_COMPLETE, 0, FWFS, 9008, 4096);
+	assert_int_equal(g.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.ep[i].flags, BT_SYNC_JOURNAL);
+		assert_int_equal(g.ep[i].closer, JBD);
+		assert_int_equal(g.ep[i].close, 10 * MS);
+	}
+	assert_int_equal(g.ep[0].pid + g.ep[1].pid, 21);
+	bt_sync_free(s);
+}
+
+static void test_sync_journal_flush_before_data_done_skipped(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_QUEUE, JBD, FWFS, 9008, 4096);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, FWFS, 9008, 4096);
+	assert_int_equal(g.n, 0);
+	ev(s, 5 * MS, BT_A_QUEUE, JBD, FWFS, 9016, 4096);
+	ev(s, 8 * MS, BT_A_COMPLETE, 0, FWFS, 9016, 4096);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].lat, 7 * MS);
+	assert_int_equal(g.ep[0].data, 2 * MS);
+	bt_sync_free(s);
+}
+
+static void test_sync_fua_write_closes_itself(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, BT_TC_FUA | WS, 100, 4096);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FUA | WS, 100, 4096);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_FUA);
+	assert_int_equal(g.ep[0].data, 0);
+	assert_int_equal(g.ep[0].flush, 2 * MS);
+	bt_sync_free(s);
+}
+
+static void test_sync_no_flush_closes_at_data(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	/* the next O_DIRECT write starts a new episode */
+	ev(s, 3 * MS, BT_A_QUEUE, 10, WS, 108, 4096);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_NOFLUSH);
+	assert_int_equal(g.ep[0].lat, 1 * MS);
+	assert_int_equal(g.ep[0].flush, 0);
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, WS, 108, 4096);
+	/* 5 s of nothing from anyone else's events closes it too */
+	ev(s, 4 * MS + 5000 * MS + 1, BT_A_QUEUE, 77, BT_TC_READ, 0, 4096);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ep[1].flags, BT_SYNC_NOFLUSH);
+	assert_int_equal(g.ep[1].close, 4 * MS);
+	bt_sync_free(s);
+}
+
+static void test_sync_other_io_invalidates(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_QUEUE, 10, BT_TC_READ, 7000, 8192);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 4 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 5 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_SELF | BT_SYNC_INVALID);
+	/* a sync write after the flush was asked for also invalidates */
+	ev(s, 6 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 6 * MS + 1, BT_A_QUEUE, 10, WS, 300, 4096);
+	ev(s, 7 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 2);
+	assert_true(g.ep[1].flags & BT_SYNC_INVALID);
+	bt_sync_free(s);
+}
+
+static void test_sync_flush_only_and_censored(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	/* fdatasync with nothing dirty: just the flush */
+	ev(s, 1 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].data, 0);
+	assert_int_equal(g.ep[0].flush, 1 * MS);
+	ev(s, 3 * MS, BT_A_QUEUE, 12, WS, 100, 4096);
+	bt_sync_finish(s);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ep[1].flags, BT_SYNC_CENSORED);
+	assert_int_equal(g.ep[1].pid, 12);
+	bt_sync_free(s);
+}
+
+static void test_sync_any_flush_and_journal_pid(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 1);
+	uint32_t jp = 55;
+	struct bt_sync_opts o = { .episode = collect, .arg = &g,
+				  .journal_pids = &jp, .njournal = 1 };
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 3 * MS, BT_A_QUEUE, 33, FWS, 0, 0);	/* someone else */
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	/* pid 33's own flush-only episode and pid 10's, closed by 33 */
+	assert_int_equal(g.n, 2);
+	for (size_t i = 0; i < 2; i++)
+		if (g.ep[i].pid == 10) {
+			assert_int_equal(g.ep[i].flags, BT_SYNC_JOURNAL);
+			assert_int_equal(g.ep[i].closer, 33);
+		}
+	bt_sync_free(s);
+
+	assert_int_equal(bt_sync_new(&s, &o), 0);
+	memset(&g, 0, sizeof(g));
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 3 * MS, BT_A_QUEUE, 33, FWS, 0, 0);	/* not a journal */
+	ev(s, 3 * MS + 5, BT_A_QUEUE, 55, FWS, 0, 0);	/* --journal-pid */
+	ev(s, 4 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 2);
+	for (size_t i = 0; i < 2; i++)
+		if (g.ep[i].pid == 10)
+			assert_int_equal(g.ep[i].closer, 55);
+	bt_sync_free(s);
+}
+
+static void test_sync_barrier_trace(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	/* 2.6.3x: kjournald's commit is a barrier write (FLUSH bit) */
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	{
+		struct bt_event e;
+
+		memset(&e, 0, sizeof(e));
+		e.time = 3 * MS;
+		e.action = BT_A_QUEUE;
+		e.category = BT_TC_FLUSH | BT_TC_WRITE;
+		e.pid = 400;
+		e.sector = 800;
+		e.bytes = 4096;
+		e.dev = DEV;
+		assert_int_equal(bt_sync_feed(s, &e, "kjournald"), 0);
+	}
+	ev(s, 9 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH | BT_TC_WRITE, 800, 4096);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_JOURNAL);
+	assert_int_equal(g.ep[0].lat, 8 * MS);
+	bt_sync_free(s);
+}
+
+static void test_sync_is_journal_names(void **state)
+{
+	(void)state;
+	assert_true(bt_sync_is_journal("jbd2/sda1-8"));
+	assert_true(bt_sync_is_journal("kjournald"));
+	assert_true(bt_sync_is_journal("kjournald2"));
+	assert_false(bt_sync_is_journal("jbd2"));
+	assert_false(bt_sync_is_journal("postgres"));
+	assert_false(bt_sync_is_journal(NULL));
+}
+
+static void test_sync_new_rejects_bad_opts(void **state)
+{
+	struct bt_sync *s;
+	struct bt_sync_opts o = { 0 };
+
+	(void)state;
+	assert_int_equal(bt_sync_new(&s, NULL), -EINVAL);
+	assert_int_equal(bt_sync_new(&s, &o), -EINVAL);
+	assert_null(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sync_merged_writes_then_self_flush),
+		cmocka_unit_test(test_sync_journal_flush_shared_by_two),
+		cmocka_unit_test(test_sync_journal_flush_before_data_done_skipped),
+		cmocka_unit_test(test_sync_fua_write_closes_itself),
+		cmocka_unit_test(test_sync_no_flush_closes_at_data),
+		cmocka_unit_test(test_sync_other_io_invalidates),
+		cmocka_unit_test(test_sync_flush_only_and_censored),
+		cmocka_unit_test(test_sync_any_flush_and_journal_pid),
+		cmocka_unit_test(test_sync_barrier_trace),
+		cmocka_unit_test(test_sync_is_journal_names),
+		cmocka_unit_test(test_sync_new_rejects_bad_opts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
