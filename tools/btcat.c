@@ -322,12 +322,13 @@ static int run(struct cat *c, struct bt_reader *r)
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [TRACE...]\n"
-	       "Print the events of blktrace traces as `blkparse -q` does, or\n"
-	       "one CSV row per event.  No TRACE or - reads stdin.\n\n"
+	       "Print the events of blktrace traces as `blkparse -q` prints\n"
+	       "them, or with -c one CSV row per event (-H: no header row).\n"
+	       "No TRACE or - reads stdin.\n\n"
 	       "Options:\n%s"
-	       "      --blkparse=VER     1.3 (default) or 1.2: like Debian's\n"
-	       "                         blkparse 1.2.0, drop cgroup-flagged\n"
-	       "                         records\n",
+	       "      --blkparse=VER     1.3 (default) or 1.2: as Debian's\n"
+	       "                         blkparse 1.2.0, no line for\n"
+	       "                         cgroup-flagged records\n",
 	       prog, bt_common_usage);
 }
 
@@ -341,6 +342,7 @@ static void parse_args(struct cat *c, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&c->o, argv[0]);
+	opterr = 0;	/* our messages name the program without its path */
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS, longopts,
 				 NULL)) != -1) {
 		if (bt_opts_common(&c->o, ch, optarg))
@@ -355,8 +357,17 @@ static void parse_args(struct cat *c, int argc, char **argv)
 		} else if (ch == 'B') {
 			bt_usage_error(&c->o, "bad blkparse version '%s' (want 1.2 or 1.3)",
 				       optarg);
+		} else if (optopt && !strncmp(argv[optind - 1], "--", 2)) {
+			bt_usage_error(&c->o, "option '%s' requires an argument",
+				       argv[optind - 1]);
+		} else if (optopt && strchr("dpw", optopt)) {
+			bt_usage_error(&c->o, "option requires an argument -- '%c'",
+				       optopt);
+		} else if (optopt) {
+			bt_usage_error(&c->o, "invalid option -- '%c'", optopt);
 		} else {
-			bt_usage_error(&c->o, "unknown option");
+			bt_usage_error(&c->o, "unrecognized option '%s'",
+				       argv[optind - 1]);
 		}
 	}
 }

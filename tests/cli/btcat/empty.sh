@@ -1,0 +1,4 @@
+# An empty trace, as a file and on stdin: no lines.
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/empty.bin"
+cd "$tmp" && btcat empty.bin && btcat <empty.bin

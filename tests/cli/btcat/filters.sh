@@ -1,0 +1,7 @@
+# -d, -p and -w select lines; times stay relative to the first event.
+t="$SHARED/traces/nvme-readahead-2020/sample.blktrace.0"
+btcat -w 0.1:0.2 "$t" | head -n 3
+btcat -w 0.1:0.2 "$t" | wc -l
+btcat -p 21279 -d 259,0 "$t" | wc -l
+btcat -p 1 "$t" | wc -l
+btcat -d 259,3 "$t" | wc -l

@@ -1,0 +1,105 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: MIT
+# mktrace.pl - write a small synthetic blktrace stream (version 7, little
+# endian) with every line shape blkparse prints and the ordering cases
+# btcat must reproduce: PROCESS notes that follow their pid's first events
+# in the same batch of 512, a pid named twice (the first name wins), equal
+# timestamps on two CPUs, PC requests, messages (plain, with a NUL, empty,
+# cgroup-flagged), cgroup-flagged I/O, abort and driver-data records.
+# Per-CPU sequences stay contiguous, as blkparse's pipe mode expects.
+# Usage: mktrace.pl > FILE
+use strict;
+use warnings;
+
+my %seq;
+my $t = 5_000_000_123_456;
+binmode STDOUT;
+
+sub dev { my ($ma, $mi) = @_; return ($ma << 20) | $mi; }
+
+sub rec {
+	my (%r) = @_;
+	my $pdu = $r{pdu} // '';
+	my $act = ($r{cat} << 16) | $r{act};
+	if (defined $r{cgroup}) {
+		$act |= 0x100;
+		$pdu = pack('Q<', $r{cgroup}) . $pdu;
+	}
+	my $cpu = $r{cpu} // 0;
+	my $dev = $r{dev} // dev(8, 16);
+	my $s = $r{seq} // ($r{note} ? 0 : ++$seq{"$dev/$cpu"});
+	print pack('V V Q< Q< V V V V V v v', 0x65617407, $s, $r{time} // $t,
+		   $r{sector} // 0, $r{bytes} // 0, $act, $r{pid} // 0, $dev,
+		   $cpu, $r{error} // 0, length($pdu)), $pdu;
+}
+
+# Categories and actions of the blktrace API.
+my ($R, $W, $FLUSH, $SYNC, $QUEUE, $COMPLETE, $PC, $NOTIFY, $AHEAD, $META,
+    $DISCARD, $FUA) = (1, 2, 4, 8, 16, 128, 512, 1024, 2048, 4096, 8192,
+    32768);
+
+sub note_process {
+	my ($pid, $comm) = @_;
+	rec(note => 1, cat => $NOTIFY, act => 0, pid => $pid,
+	    pdu => pack('a16', $comm));
+}
+
+sub message {
+	my ($text, %o) = @_;
+	rec(note => 1, cat => $NOTIFY, act => 2, pid => $o{pid} // 4242,
+	    cpu => $o{cpu} // 1, pdu => $text, cgroup => $o{cgroup});
+}
+
+note_process(100, 'fio');
+message('cfq100 add_to_rr');
+my @cats = ($R, $W, $W | $SYNC, $R | $AHEAD | $META,
+	    $FLUSH | $W | $FUA | $SYNC, $DISCARD | $W, $FLUSH);
+my $n = 0;
+for my $cat (@cats, @cats) {
+	for my $act (1 .. 18) {
+		for my $bytes (0, 4096 * $act) {
+			for my $pc (0, 1) {
+				$t += 1000 + $act;
+				my $pdu = '';
+				if ($pc) {
+					$pdu = pack('C*', 0x28, 0, 0x12, 0, 0, 0xff,
+						    (0) x 10) if $act % 2;
+				} elsif ($act == 10 || $act == 11 || $act == 13) {
+					$pdu = pack('Q>', 77 + $act);
+				} elsif ($act == 15) {
+					$pdu = pack('N N Q>', dev(8, 17), dev(8, 16),
+						    2048 + $act);
+				}
+				rec(act => $act, cat => $cat | ($pc ? $PC : 0) |
+				    ($act == 1 ? $QUEUE : 0) |
+				    ($act == 8 ? $COMPLETE : 0),
+				    sector => 123_456_789 * $act, bytes => $bytes,
+				    pid => 99 + $act % 4, cpu => $act % 3,
+				    error => ($act == 8 && $bytes ? 65531 : 0),
+				    pdu => $pdu);
+				$n++;
+				# pid 101 is named only after its first events,
+				# in the same batch; pid 100 is named twice.
+				note_process(101, 'abcdefghijklmnopq') if $n == 20;
+				note_process(100, 'renamed') if $n == 30;
+				# pid 102 is named in the second batch only.
+				note_process(102, 'late') if $n == 600;
+			}
+		}
+	}
+}
+$t += 500; message("msg\0after a NUL");
+$t += 500; message('');
+$t += 500; message('bfq100S add to busy', cgroup => 1, pid => 100);
+$t += 500; message('bfq cg', cgroup => 0x12345 * 2**32 + 0xabc);
+$t += 500;
+rec(act => 1, cat => $R | $QUEUE, pid => 100, sector => 8, bytes => 4096,
+    cgroup => 77);
+# Equal timestamps on two CPUs and on one: blkparse's tie order.
+$t += 500;
+for my $cpu (1, 0, 1, 0) {
+	rec(act => 7, cat => $W, pid => 100, cpu => $cpu, sector => 64,
+	    bytes => 512);
+}
+rec(act => 7, cat => $W, pid => 4_000_000_000, dev => dev(4095, 1048575),
+    cpu => 3, seq => 3_000_000_000, sector => ~0, bytes => 512);
