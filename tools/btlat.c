@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * btlat - latency distributions per device and op from the rebuilt
+ * requests: q2c, q2d, d2c, q2g, g2i and i2d with count, mean and
+ * percentiles.  By default every completed request is one sample.  --btt
+ * weights as btt does, so the means match its averages: q2c, q2d and d2c
+ * once per bio (each Q contained in the request), q2g, g2i and i2d once
+ * per request, requests without data left out, and a non-positive delta
+ * counted as 1 ns.  -e prints one line per request instead, as requests
+ * complete, for plotting.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
+static const char op_name[NOPS][2] = { "R", "W", "D", "F", "N" };
+enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, NMET };
+static const char met_name[NMET][4] = {
+	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d",
+};
+
+struct grp {
+	uint32_t dev, pid;
+	uint8_t used;
+	struct bt_dist m[NOPS][NMET];
+};
+
+struct lat {
+	struct bt_opts o;
+	bool per_pid, btt, each, has_pid;
+	uint32_t want_pid;
+	struct grp *g;
+	size_t gslots, gused;
+	struct bt_table *t;	/* -e: rows as requests complete */
+	uint64_t first;		/* ns: first event, origin of -e times */
+	int nomem;
+};
+
+static void die_nomem(const struct lat *l)
+{
+	fprintf(stderr, "%s: %s\n", l->o.prog, strerror(ENOMEM));
+	exit(BT_EXIT_DATA);
+}
+
+static size_t hash2(uint32_t a, uint32_t b)
+{
+	return (size_t)((((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull) >> 40);
+}
+
+static struct grp *grp_slot(struct grp *g, size_t slots, uint32_t dev,
+			    uint32_t pid)
+{
+	size_t i = hash2(dev, pid) & (slots - 1);
+
+	while (g[i].used && (g[i].dev != dev || g[i].pid != pid))
+		i = (i + 1) & (slots - 1);
+	return &g[i];
+}
+
+static struct grp *grp_get(struct lat *l, uint32_t dev, uint32_t pid)
+{
+	struct grp *x;
+
+	if (!l->per_pid)
+		pid = 0;
+	if ((l->gused + 1) * 2 > l->gslots) {
+		size_t n = l->gslots ? l->gslots * 2 : 16;
+		struct grp *ng = calloc(n, sizeof(*ng));
+
+		if (!ng)
+			die_nomem(l);
+		for (size_t i = 0; i < l->gslots; i++)
+			if (l->g[i].used)
+				*grp_slot(ng, n, l->g[i].dev, l->g[i].pid) =
+					l->g[i];
+		free(l->g);
+		l->g = ng;
+		l->gslots = n;
+	}
+	x = grp_slot(l->g, l->gslots, dev, pid);
+	if (!x->used) {
+		x->used = 1;
+		x->dev = dev;
+		x->pid = pid;
+		l->gused++;
+	}
+	return x;
+}
+
+static int op_index(char op)
+{
+	switch (op) {
+	case 'R': return OP_R;
+	case 'W': return OP_W;
+	case 'D': return OP_D;
+	case 'F': return OP_F;
+	default: return OP_N;
+	}
+}
+
+static int have(uint64_t a, uint64_t b)
+{
+	return a != BT_TIME_NONE && b != BT_TIME_NONE;
+}
+
+/* btt's tdelta: a non-positive difference counts as 1 ns. */
+static uint64_t delta(const struct lat *l, uint64_t from, uint64_t to)
+{
+	if (to > from)
+		return to - from;
+	return l->btt ? 1 : 0;
+}
+
+static void add(struct lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	while (n--)
+		if (bt_dist_add(d, v) < 0)
+			l->nomem = 1;
+}
+
+/* One sample per bio: the kept Q times, then the rest from their sum. */
+static void add_per_bio(struct lat *l, struct bt_dist *d,
+			const struct bt_request *rq, uint64_t to)
+{
+	uint64_t rest = rq->q_off_sum, n = rq->nbios - rq->nqlist, base, rem;
+
+	for (uint32_t k = 0; k < rq->nqlist; k++) {
+		add(l, d, delta(l, rq->qlist[k], to), 1);
+		rest -= rq->qlist[k] - rq->q;
+	}
+	if (!n)
+		return;
+	/* Spread the remaining offsets so that the sum stays exact. */
+	base = rest / n;
+	rem = rest % n;
+	add(l, d, delta(l, rq->q + base + 1, to), rem);
+	add(l, d, delta(l, rq->q + base, to), n - rem);
+}
+
+static void print_each(struct lat *l, const struct bt_request *rq)
+{
+	uint64_t t0 = rq->q != BT_TIME_NONE ? rq->q :
+		      rq->g != BT_TIME_NONE ? rq->g :
+		      rq->i != BT_TIME_NONE ? rq->i : rq->d;
+	char op[2] = { rq->op, '\0' };
+	const uint64_t pairs[3][2] = {
+		{ rq->q, rq->d }, { rq->d, rq->c }, { rq->q, rq->c },
+	};
+
+	if (t0 == BT_TIME_NONE)
+		t0 = rq->c;
+	bt_table_s(l->t, t0 > l->first ? t0 - l->first : 0);
+	bt_table_u64(l->t, rq->pid);
+	bt_table_str(l->t, rq->comm[0] ? rq->comm : "-");
+	bt_table_str(l->t, op);
+	bt_table_u64(l->t, rq->sector);
+	bt_table_u64(l->t, rq->bytes);
+	for (int k = 0; k < 3; k++) {
+		if (have(pairs[k][0], pairs[k][1]))
+			bt_table_us(l->t, delta(l, pairs[k][0], pairs[k][1]));
+		else
+			bt_table_str(l->t, "-");
+	}
+	bt_table_end_row(l->t);
+}
+
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct lat *l = arg;
+	struct bt_dist *m;
+
+	if (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN))
+		return;
+	if (l->has_pid && rq->pid != l->want_pid)
+		return;
+	if (l->each) {
+		print_each(l, rq);
+		return;
+	}
+	m = grp_get(l, rq->dev, rq->pid)->m[op_index(rq->op)];
+	if (l->btt) {
+		/* btt ignores events without data and bios it never saw. */
+		if (!rq->bytes || !rq->nbios)
+			return;
+		if (have(rq->q, rq->c))
+			add_per_bio(l, &m[M_Q2C], rq, rq->c);
+		if (have(rq->q, rq->d))
+			add_per_bio(l, &m[M_Q2D], rq, rq->d);
+		if (have(rq->d, rq->c))
+			add(l, &m[M_D2C], delta(l, rq->d, rq->c), rq->nbios);
+	} else {
+		if (have(rq->q, rq->c))
+			add(l, &m[M_Q2C], delta(l, rq->q, rq->c), 1);
+		if (have(rq->q, rq->d))
+			add(l, &m[M_Q2D], delta(l, rq->q, rq->d), 1);
+		if (have(rq->d, rq->c))
+			add(l, &m[M_D2C], delta(l, rq->d, rq->c), 1);
+	}
+	if (have(rq->q, rq->g))
+		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
+	if (have(rq->g, rq->i))
+		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
+	if (have(rq->i, rq->d))
+		add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
+}
+
+static int cmp_grp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+
+	if (x->used != y->used)
+		return y->used - x->used;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void print(struct lat *l, struct bt_table *t,
+		  const struct bt_reader *r)
+{
+	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
+
+	if (l->gused)
+		qsort(l->g, l->gslots, sizeof(*l->g), cmp_grp);
+	for (size_t i = 0; i < l->gused; i++) {
+		struct grp *g = &l->g[i];
+
+		for (int op = 0; op < NOPS; op++) {
+			for (int k = 0; k < NMET; k++) {
+				struct bt_dist *d = &g->m[op][k];
+
+				if (!d->n)
+					continue;
+				bt_table_dev(t, g->dev);
+				if (l->per_pid) {
+					const char *c = bt_reader_comm(r, g->pid);
+
+					bt_table_u64(t, g->pid);
+					bt_table_str(t, c && *c ? c : "-");
+				}
+				bt_table_str(t, op_name[op]);
+				bt_table_str(t, met_name[k]);
+				bt_table_u64(t, d->n);
+				bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
+				for (int j = 0; j < 4; j++)
+					bt_table_us(t, bt_dist_quantile(d, qs[j]));
+				bt_table_us(t, d->max);
+				bt_table_end_row(t);
+				bt_dist_free(d);
+			}
+		}
+	}
+}
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options] [TRACE...]\n"
+	       "Latency distributions (q2c, q2d, d2c, q2g, g2i, i2d) per device\n"
+	       "and op from rebuilt requests.  No TRACE or - reads stdin.\n\n"
+	       "Options:\n%s"
+	       "      --btt              weight as btt: q2c, q2d, d2c per bio,\n"
+	       "                         the others per request (default: one\n"
+	       "                         sample per request)\n"
+	       "  -P, --per-process      rows per owner process\n"
+	       "  -e, --each             one line per request instead\n",
+	       prog, bt_common_usage);
+}
+
+static void parse_args(struct lat *l, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		BT_COMMON_LONGOPTS,
+		{ "btt", no_argument, NULL, 'B' },
+		{ "per-process", no_argument, NULL, 'P' },
+		{ "each", no_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	bt_opts_init(&l->o, argv[0]);
+	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pe",
+				 longopts, NULL)) != -1) {
+		if (bt_opts_common(&l->o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'h':
+			usage(l->o.prog);
+			exit(BT_EXIT_OK);
+		case 'B':
+			l->btt = true;
+			break;
+		case 'P':
+			l->per_pid = true;
+			break;
+		case 'e':
+			l->each = true;
+			break;
+		default:
+			bt_usage_error(&l->o, "unknown option");
+		}
+	}
+	/* -p selects owners, not events: D and C run in other contexts. */
+	l->has_pid = l->o.has_pid;
+	l->want_pid = l->o.pid;
+	l->o.has_pid = false;
+	if (l->has_pid)
+		l->per_pid = true;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const cols[] = {
+		"dev", "op", "metric", "n", "mean_us", "p50_us", "p90_us",
+		"p99_us", "p999_us", "max_us",
+	};
+	static const char *const pcols[] = {
+		"dev", "pid", "comm", "op", "metric", "n", "mean_us", "p50_us",
+		"p90_us", "p99_us", "p999_us", "max_us",
+	};
+	static const char *const ecols[] = {
+		"time_s", "pid", "comm", "op", "sector", "bytes", "q2d_us",
+		"d2c_us", "q2c_us",
+	};
+	static struct lat l;
+	struct bt_tracker_opts to = { .done = on_done, .arg = &l };
+	struct bt_tracker *tr;
+	struct bt_reader *r;
+	struct bt_event ev;
+	int rc, status = BT_EXIT_OK;
+
+	parse_args(&l, argc, argv);
+	r = bt_tool_open(&l.o, argc, argv);
+	to.reader = r;
+	l.first = UINT64_MAX;
+	if (bt_tracker_new(&tr, &to) < 0)
+		die_nomem(&l);
+	if (l.each)
+		l.t = bt_tool_table(&l.o, ecols, 9);
+	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0)
+		bt_tracker_feed(tr, &ev, NULL);
+	if (rc < 0)
+		status = BT_EXIT_DATA;
+	bt_tracker_flush(tr);
+	if (!l.each) {
+		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, 12) :
+				  bt_tool_table(&l.o, cols, 10);
+		print(&l, l.t, r);
+	}
+	if (bt_tool_table_done(&l.o, l.t))
+		status = BT_EXIT_DATA;
+	if (l.nomem) {
+		fprintf(stderr, "%s: %s: percentiles incomplete\n", l.o.prog,
+			strerror(ENOMEM));
+		status = BT_EXIT_DATA;
+	}
+	bt_tool_warnings(&l.o, r);
+	bt_tracker_free(tr);
+	bt_reader_free(r);
+	free(l.g);
+	return status;
+}
