@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# btcat against Debian's blkparse 1.2.0: for every trace in sample-traces/
+# and $SHARED/traces/*/ (and the synthetic trace of tests/cli/btcat), the
+# event lines of `blkparse -q -i - < TRACE` must equal `btcat
+# --blkparse=1.2 TRACE` byte for byte.  The documented 1.3.0 cases (lines
+# of cgroup-flagged records, which 1.2.0 drops) are counted and printed:
+# they are the lines the default output adds, and it may add nothing else.
+#
+# Trace files: NAME.blktrace.N (per-CPU files), NAME.bin, NAME.dump (one
+# stream), any of them with .gz (decompressed to a file for blkparse: fed
+# through a pipe, blkparse's batches would depend on read timing).
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+SHARED=${SHARED:-$TOP/../shared}
+BTCAT=${BTKIT_BIN:-$TOP/build/bin}/btcat
+
+if ! command -v blkparse >/dev/null; then
+	echo "blkparse not installed (Debian package blktrace)"
+	exit 77
+fi
+if [ ! -x "$BTCAT" ]; then
+	echo "btcat not built: $BTCAT"
+	exit 77
+fi
+
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+perl "$TOP/tests/cli/btcat/mktrace.pl" >"$tmp/synthetic.bin" || exit 1
+
+traces=()
+shopt -s nullglob
+for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/* "$tmp/synthetic.bin"; do
+	case $f in
+	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
+	esac
+done
+if [ ${#traces[@]} -eq 0 ]; then
+	echo "no traces found"
+	exit 77
+fi
+
+failed=0 total_lines=0 total_v13=0
+for f in "${traces[@]}"; do
+	name=${f#"$TOP"/}
+	name=${name#"$SHARED"/}
+	name=${name/#$tmp\//tests\/cli\/btcat\/mktrace.pl > }
+	plain=$f
+	case $f in
+	*.gz)
+		plain=$tmp/plain
+		gzip -dc "$f" >"$plain" || { echo "FAIL $name: gzip -d"; failed=1; continue; }
+		;;
+	esac
+	# blkparse ends with a note on stdout when it met driver data; it is
+	# not an event line.
+	timeout 300 blkparse -q -i - <"$plain" 2>"$tmp/bp.err" |
+		sed '/^$/d; /^discarded traces containing low-level device driver/d' \
+		>"$tmp/bp.out"
+	"$BTCAT" --blkparse=1.2 "$f" >"$tmp/v12.out" 2>"$tmp/v12.err"
+	rc12=$?
+	"$BTCAT" "$f" >"$tmp/v13.out" 2>/dev/null
+	lines=$(wc -l <"$tmp/v12.out")
+	if [ $rc12 -ne 0 ]; then
+		echo "FAIL $name: btcat --blkparse=1.2 exit $rc12"
+		sed 's/^/    /' "$tmp/v12.err" | head -5
+		failed=1
+		continue
+	fi
+	if ! cmp -s "$tmp/bp.out" "$tmp/v12.out"; then
+		echo "FAIL $name: btcat --blkparse=1.2 differs from blkparse -q"
+		diff "$tmp/bp.out" "$tmp/v12.out" | head -20 | sed 's/^/    /'
+		failed=1
+		continue
+	fi
+	# 1.3.0 cases: lines only in the default output; none may go missing.
+	diff "$tmp/v12.out" "$tmp/v13.out" >"$tmp/d"
+	added=$(grep -c '^>' "$tmp/d")
+	removed=$(grep -c '^<' "$tmp/d")
+	if [ "$removed" -ne 0 ]; then
+		echo "FAIL $name: the 1.3.0 output lost $removed lines of 1.2.0's"
+		head -10 "$tmp/d" | sed 's/^/    /'
+		failed=1
+		continue
+	fi
+	bad=$(grep -c '^Bad \(fs\|pc\) action' "$tmp/bp.err")
+	echo "ok $name: $lines lines identical to blkparse 1.2.0;" \
+		"$added lines skipped as 1.3.0 cases (cgroup-flagged);" \
+		"blkparse complained $bad times"
+	total_lines=$((total_lines + lines))
+	total_v13=$((total_v13 + added))
+done
+echo "${#traces[@]} traces, $total_lines identical lines, $total_v13 1.3.0 lines skipped"
+exit $failed
