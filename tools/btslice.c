@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * btslice - per-process scheduler slice waits: how long each process (or
+ * scheduler queue) waited for the device while others were served.  With
+ * --from=auto each device uses its scheduler's messages when the trace has
+ * them (CFQ, BFQ) and the events alone otherwise; the source column says
+ * which.  Async and shared scheduler queues are rows of their own, never
+ * charged to a pid.  Definitions: btslice(1) and DESIGN.md "Slice wait".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+enum from { FROM_AUTO, FROM_MESSAGES, FROM_EVENTS };
+
+struct row {
+	uint32_t dev;
+	int32_t pid;
+	uint8_t used, source, queue;
+	uint64_t episodes, censored;
+	uint64_t total, idle, foreign;	/* ns, ns, bytes */
+	struct bt_dist wait;		/* ns */
+};
+
+struct slicer {
+	struct bt_opts o;
+	enum from from;
+	bool per_episode;
+	bool has_pid;
+	uint32_t want_pid;
+	uint64_t tau;		/* ns */
+	uint64_t first;		/* ns: first event, for start_s */
+	struct row *rows;
+	size_t slots, used;
+	struct bt_slice *sl;
+	struct bt_reader *r;
+	struct bt_table *t;	/* -e: episodes as they end */
+};
+
+static void die_nomem(const struct slicer *s)
+{
+	fprintf(stderr, "%s: %s\n", s->o.prog, strerror(ENOMEM));
+	exit(BT_EXIT_DATA);
+}
+
+static size_t hash_row(uint32_t dev, int32_t pid, unsigned source,
+		       unsigned queue)
+{
+	uint64_t k = (uint64_t)dev << 32 ^ (uint32_t)pid ^
+		     (uint64_t)(source << 4 | queue) << 56;
+
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static struct row *slot(struct row *rows, size_t slots, uint32_t dev,
+			int32_t pid, unsigned source, unsigned queue)
+{
+	size_t i = hash_row(dev, pid, source, queue) & (slots - 1);
+
+	while (rows[i].used && (rows[i].dev != dev || rows[i].pid != pid ||
+				rows[i].source != source ||
+				rows[i].queue != queue))
+		i = (i + 1) & (slots - 1);
+	return &rows[i];
+}
+
+static struct row *row_get(struct slicer *s, const struct bt_slice_ep *ep)
+{
+	struct row *r;
+
+	if ((s->used + 1) * 2 > s->slots) {
+		size_t n = s->slots ? s->slots * 2 : 64;
+		struct row *nr = calloc(n, sizeof(*nr));
+
+		if (!nr)
+			die_nomem(s);
+		for (size_t i = 0; i < s->slots; i++)
+			if (s->rows[i].used)
+				*slot(nr, n, s->rows[i].dev, s->rows[i].pid,
+				      s->rows[i].source, s->rows[i].queue) =
+					s->rows[i];
+		free(s->rows);
+		s->rows = nr;
+		s->slots = n;
+	}
+	r = slot(s->rows, s->slots, ep->dev, ep->pid, ep->source, ep->queue);
+	if (!r->used) {
+		r->used = 1;
+		r->dev = ep->dev;
+		r->pid = ep->pid;
+		r->source = ep->source;
+		r->queue = ep->queue;
+		bt_dist_init(&r->wait);
+		s->used++;
+	}
+	return r;
+}
+
+static bool wanted_source(const struct slicer *s, uint32_t dev,
+			  unsigned source)
+{
+	switch (s->from) {
+	case FROM_MESSAGES:
+		return source == BT_SLICE_MESSAGES;
+	case FROM_EVENTS:
+		return source == BT_SLICE_EVENTS;
+	default:
+		return source == (bt_slice_has_messages(s->sl, dev) ?
+				  BT_SLICE_MESSAGES : BT_SLICE_EVENTS);
+	}
+}
+
+static const char *comm_of(const struct slicer *s, int32_t pid,
+			   unsigned queue)
+{
+	const char *c;
+
+	if (queue == BT_SLICE_ASYNC)
+		return "[async]";
+	if (queue == BT_SLICE_SHARED)
+		return "[shared]";
+	c = pid >= 0 ? bt_reader_comm(s->r, (uint32_t)pid) : NULL;
+	return c && *c ? c : "-";
+}
+
+static void put_pid(struct bt_table *t, int32_t pid)
+{
+	if (pid < 0)
+		bt_table_str(t, "-");
+	else
+		bt_table_u64(t, (uint64_t)pid);
+}
+
+static void on_episode(const struct bt_slice_ep *ep, void *arg)
+{
+	struct slicer *s = arg;
+	struct row *r;
+
+	if (s->has_pid && (ep->pid < 0 || (uint32_t)ep->pid != s->want_pid))
+		return;
+	r = row_get(s, ep);
+	if (ep->censored) {
+		r->censored++;
+		return;
+	}
+	r->episodes++;
+	r->total += ep->wait;
+	r->idle += ep->dev_idle;
+	r->foreign += ep->foreign_bytes;
+	if (bt_dist_add(&r->wait, ep->wait) < 0)
+		die_nomem(s);
+	if (s->t && wanted_source(s, ep->dev, ep->source)) {
+		bt_table_s(s->t, ep->start > s->first ? ep->start - s->first : 0);
+		put_pid(s->t, ep->pid);
+		bt_table_str(s->t, comm_of(s, ep->pid, ep->queue));
+		bt_table_us(s->t, ep->wait);
+		bt_table_us(s->t, ep->dev_idle);
+		bt_table_u64(s->t, ep->foreign_bytes);
+		put_pid(s->t, ep->top_other);
+		bt_table_end_row(s->t);
+	}
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+
+	if (x->queue != y->queue)
+		return x->queue < y->queue ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (int)x->source - (int)y->source;
+}
+
+static void print(struct slicer *s, struct bt_table *t)
+{
+	struct row **v = malloc((s->used + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		die_nomem(s);
+	for (size_t i = 0; i < s->slots; i++)
+		if (s->rows[i].used &&
+		    wanted_source(s, s->rows[i].dev, s->rows[i].source))
+			v[n++] = &s->rows[i];
+	qsort(v, n, sizeof(*v), cmp_row);
+	for (size_t i = 0; i < n; i++) {
+		struct row *r = v[i];
+
+		put_pid(t, r->pid);
+		bt_table_str(t, comm_of(s, r->pid, r->queue));
+		bt_table_str(t, r->source == BT_SLICE_MESSAGES ? "messages" :
+								 "events");
+		bt_table_u64(t, r->episodes);
+		bt_table_u64(t, r->censored);
+		bt_table_us(t, r->total);
+		bt_table_double(t, bt_dist_mean(&r->wait) / 1000.0, 3);
+		bt_table_us(t, bt_dist_quantile(&r->wait, 0.50));
+		bt_table_us(t, bt_dist_quantile(&r->wait, 0.95));
+		bt_table_us(t, bt_dist_quantile(&r->wait, 0.99));
+		bt_table_us(t, r->episodes ? r->wait.max : 0);
+		bt_table_double(t, r->total ? (double)r->idle /
+					      (double)r->total : 0.0, 3);
+		bt_table_u64(t, r->foreign);
+		bt_table_end_row(t);
+	}
+	free(v);
+}
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options] [TRACE...]\n"
+	       "Per-process scheduler slice waits.  No TRACE or - reads stdin.\n\n"
+	       "Options:\n%s"
+	       "      --from=SRC         auto (default): scheduler messages on a\n"
+	       "                         device whose trace has them, else events;\n"
+	       "                         messages; or events\n"
+	       "  -t, --tau MS           events: quiet time before a new episode\n"
+	       "                         (default 8)\n"
+	       "  -e, --episodes         one line per episode instead of per process\n",
+	       prog, bt_common_usage);
+}
+
+static void parse_args(struct slicer *s, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		BT_COMMON_LONGOPTS,
+		{ "from", required_argument, NULL, 'F' },
+		{ "tau", required_argument, NULL, 't' },
+		{ "episodes", no_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	double ms;
+	int ch;
+
+	bt_opts_init(&s->o, argv[0]);
+	s->tau = 8000000;
+	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "t:e",
+				 longopts, NULL)) != -1) {
+		if (bt_opts_common(&s->o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'h':
+			usage(s->o.prog);
+			exit(BT_EXIT_OK);
+		case 'F':
+			if (!strcmp(optarg, "auto"))
+				s->from = FROM_AUTO;
+			else if (!strcmp(optarg, "messages"))
+				s->from = FROM_MESSAGES;
+			else if (!strcmp(optarg, "events"))
+				s->from = FROM_EVENTS;
+			else
+				bt_usage_error(&s->o, "--from: '%s' is not auto, "
+					       "messages or events", optarg);
+			break;
+		case 't':
+			errno = 0;
+			ms = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(ms > 0) ||
+			    ms > 3600000)
+				bt_usage_error(&s->o, "-t: '%s' is not a time in "
+					       "milliseconds", optarg);
+			s->tau = (uint64_t)(ms * 1e6);
+			if (!s->tau)
+				s->tau = 1;
+			break;
+		case 'e':
+			s->per_episode = true;
+			break;
+		default:
+			bt_usage_error(&s->o, "unknown option");
+		}
+	}
+	/* -p selects owners, not events: D and C run in other contexts. */
+	s->has_pid = s->o.has_pid;
+	s->want_pid = s->o.pid;
+	s->o.has_pid = false;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const cols[] = {
+		"pid", "comm", "source", "episodes", "censored",
+		"wait_total_us", "wait_mean_us", "wait_p50_us", "wait_p95_us",
+		"wait_p99_us", "wait_max_us", "idle_share", "foreign_bytes",
+	};
+	static const char *const ecols[] = {
+		"start_s", "pid", "comm", "wait_us", "dev_idle_us",
+		"foreign_bytes", "top_other_pid",
+	};
+	static struct slicer s;
+	struct bt_tracker_opts to = { 0 };
+	struct bt_slice_opts so = { 0 };
+	struct bt_tracker *tr;
+	const struct bt_request *rq;
+	struct bt_event ev;
+	int rc, status = BT_EXIT_OK;
+
+	parse_args(&s, argc, argv);
+	s.r = bt_tool_open(&s.o, argc, argv);
+	s.first = UINT64_MAX;
+	to.reader = s.r;
+	so.tau_ns = s.tau;
+	so.top_other = s.per_episode;
+	so.episode = on_episode;
+	so.arg = &s;
+	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_new(&s.sl, &so) < 0)
+		die_nomem(&s);
+	if (s.per_episode)
+		s.t = bt_tool_table(&s.o, ecols, 7);
+	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		rq = NULL;
+		if (ev.category & BT_TC_PC)
+			continue;
+		if (!bt_event_is_note(&ev))
+			bt_tracker_feed(tr, &ev, &rq);
+		if (bt_slice_feed(s.sl, &ev, rq) < 0)
+			die_nomem(&s);
+	}
+	if (rc < 0)
+		status = BT_EXIT_DATA;
+	bt_slice_finish(s.sl);
+	if (!s.per_episode) {
+		s.t = bt_tool_table(&s.o, cols, 13);
+		print(&s, s.t);
+	}
+	if (bt_tool_table_done(&s.o, s.t))
+		status = BT_EXIT_DATA;
+	bt_tool_warnings(&s.o, s.r);
+	for (size_t i = 0; i < s.slots; i++)
+		if (s.rows[i].used)
+			bt_dist_free(&s.rows[i].wait);
+	free(s.rows);
+	bt_slice_free(s.sl);
+	bt_tracker_free(tr);
+	bt_reader_free(s.r);
+	return status;
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * btsync - fdatasync/fsync latency per process: episodes from the first
+ * sync write (or flush) to the completion of the flush that made the data
+ * durable, whether the process flushed itself, wrote with FUA, or a journal
+ * thread (jbd2, kjournald) committed for it.  Each episode is split into a
+ * data phase and a flush phase.  Definitions: btsync(1) and DESIGN.md
+ * "fdatasync episode".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+#define MAX_JOURNAL	64
+
+struct row {
+	uint32_t pid;
+	uint8_t used;
+	uint64_t self, journal, fua, noflush, invalid;
+	uint64_t data, flush;	/* ns, sums over valid episodes */
+	struct bt_dist lat;	/* ns */
+};
+
+struct syncer {
+	struct bt_opts o;
+	bool per_episode;
+	bool has_pid;
+	uint32_t want_pid;
+	uint32_t journal[MAX_JOURNAL];
+	size_t njournal;
+	bool any_flush;
+	uint64_t first;		/* ns: first event, for start_s */
+	struct row *rows;
+	size_t slots, used;
+	struct bt_reader *r;
+	struct bt_table *t;	/* -e: episodes as they end */
+};
+
+static void die_nomem(const struct syncer *s)
+{
+	fprintf(stderr, "%s: %s\n", s->o.prog, strerror(ENOMEM));
+	exit(BT_EXIT_DATA);
+}
+
+static struct row *slot(struct row *rows, size_t slots, uint32_t pid)
+{
+	size_t i = (size_t)(((uint64_t)pid * 0x9e3779b97f4a7c15ull) >> 32) &
+		   (slots - 1);
+
+	while (rows[i].used && rows[i].pid != pid)
+		i = (i + 1) & (slots - 1);
+	return &rows[i];
+}
+
+static struct row *row_get(struct syncer *s, uint32_t pid)
+{
+	struct row *r;
+
+	if ((s->used + 1) * 2 > s->slots) {
+		size_t n = s->slots ? s->slots * 2 : 64;
+		struct row *nr = calloc(n, sizeof(*nr));
+
+		if (!nr)
+			die_nomem(s);
+		for (size_t i = 0; i < s->slots; i++)
+			if (s->rows[i].used)
+				*slot(nr, n, s->rows[i].pid) = s->rows[i];
+		free(s->rows);
+		s->rows = nr;
+		s->slots = n;
+	}
+	r = slot(s->rows, s->slots, pid);
+	if (!r->used) {
+		r->used = 1;
+		r->pid = pid;
+		bt_dist_init(&r->lat);
+		s->used++;
+	}
+	return r;
+}
+
+static const char *comm_of(const struct syncer *s, uint32_t pid)
+{
+	const char *c = bt_reader_comm(s->r, pid);
+
+	return c && *c ? c : "-";
+}
+
+static const char *kind(uint32_t f)
+{
+	static const char *const names[2][5] = {
+		{ "self", "journal", "fua", "noflush", "censored" },
+		{ "self+invalid", "journal+invalid", "fua+invalid",
+		  "noflush+invalid", "censored+invalid" },
+	};
+	int inv = (f & BT_SYNC_INVALID) != 0;
+
+	if (f & BT_SYNC_CENSORED)
+		return names[inv][4];
+	if (f & BT_SYNC_NOFLUSH)
+		return names[inv][3];
+	if (f & BT_SYNC_FUA)
+		return names[inv][2];
+	if (f & BT_SYNC_JOURNAL)
+		return names[inv][1];
+	return names[inv][0];
+}
+
+static void on_episode(const struct bt_sync_ep *ep, void *arg)
+{
+	struct syncer *s = arg;
+	struct row *r;
+
+	if (ep->flags & BT_SYNC_CENSORED)
+		return;		/* never closed: no latency to report */
+	if (s->has_pid && ep->pid != s->want_pid)
+		return;
+	if (s->t) {
+		bt_table_s(s->t, ep->open > s->first ? ep->open - s->first : 0);
+		bt_table_u64(s->t, ep->pid);
+		bt_table_str(s->t, comm_of(s, ep->pid));
+		bt_table_us(s->t, ep->lat);
+		bt_table_us(s->t, ep->data);
+		bt_table_us(s->t, ep->flush);
+		bt_table_u64(s->t, ep->data_bytes);
+		bt_table_str(s->t, kind(ep->flags));
+		bt_table_end_row(s->t);
+		return;
+	}
+	r = row_get(s, ep->pid);
+	if (ep->flags & BT_SYNC_INVALID) {
+		r->invalid++;
+		return;
+	}
+	if (ep->flags & BT_SYNC_NOFLUSH)
+		r->noflush++;
+	else if (ep->flags & BT_SYNC_FUA)
+		r->fua++;
+	else if (ep->flags & BT_SYNC_JOURNAL)
+		r->journal++;
+	else
+		r->self++;
+	r->data += ep->data;
+	r->flush += ep->flush;
+	if (bt_dist_add(&r->lat, ep->lat) < 0)
+		die_nomem(s);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void print(struct syncer *s, struct bt_table *t)
+{
+	struct row **v = malloc((s->used + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		die_nomem(s);
+	for (size_t i = 0; i < s->slots; i++)
+		if (s->rows[i].used)
+			v[n++] = &s->rows[i];
+	qsort(v, n, sizeof(*v), cmp_row);
+	for (size_t i = 0; i < n; i++) {
+		struct row *r = v[i];
+		uint64_t ep = r->lat.n;
+
+		bt_table_u64(t, r->pid);
+		bt_table_str(t, comm_of(s, r->pid));
+		bt_table_u64(t, ep);
+		bt_table_double(t, bt_dist_mean(&r->lat) / 1000.0, 3);
+		bt_table_us(t, bt_dist_quantile(&r->lat, 0.50));
+		bt_table_us(t, bt_dist_quantile(&r->lat, 0.95));
+		bt_table_us(t, bt_dist_quantile(&r->lat, 0.99));
+		bt_table_us(t, ep ? r->lat.max : 0);
+		bt_table_double(t, ep ? (double)r->data / (double)ep / 1000.0 : 0, 3);
+		bt_table_double(t, ep ? (double)r->flush / (double)ep / 1000.0 : 0, 3);
+		bt_table_u64(t, r->self);
+		bt_table_u64(t, r->journal);
+		bt_table_u64(t, r->fua);
+		bt_table_u64(t, r->noflush);
+		bt_table_u64(t, r->invalid);
+		bt_table_end_row(t);
+	}
+	free(v);
+}
+
+static void usage(const char *prog)
+{
+	printf("Usage: %s [options] [TRACE...]\n"
+	       "fdatasync/fsync latency episodes per process.  No TRACE or -\n"
+	       "reads stdin.\n\n"
+	       "Options:\n%s"
+	       "  -e, --episodes         one line per episode instead of per process\n"
+	       "  -J, --journal-pid PID  PID's flushes close others' episodes, as\n"
+	       "                         jbd2/* and kjournald* threads' do (repeatable)\n"
+	       "  -A, --any-flush        any process's flush closes others' episodes\n",
+	       prog, bt_common_usage);
+}
+
+static void parse_args(struct syncer *s, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		BT_COMMON_LONGOPTS,
+		{ "episodes", no_argument, NULL, 'e' },
+		{ "journal-pid", required_argument, NULL, 'J' },
+		{ "any-flush", no_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	unsigned long v;
+	int ch;
+
+	bt_opts_init(&s->o, argv[0]);
+	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "eJ:A",
+				 longopts, NULL)) != -1) {
+		if (bt_opts_common(&s->o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'h':
+			usage(s->o.prog);
+			exit(BT_EXIT_OK);
+		case 'e':
+			s->per_episode = true;
+			break;
+		case 'J':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    v > UINT32_MAX)
+				bt_usage_error(&s->o, "--journal-pid: '%s' is "
+					       "not a pid", optarg);
+			if (s->njournal == MAX_JOURNAL)
+				bt_usage_error(&s->o, "--journal-pid: at most "
+					       "%d", MAX_JOURNAL);
+			s->journal[s->njournal++] = (uint32_t)v;
+			break;
+		case 'A':
+			s->any_flush = true;
+			break;
+		default:
+			bt_usage_error(&s->o, "unknown option");
+		}
+	}
+	/* -p selects episodes, not events: C runs in interrupt context and
+	 * journal threads close other processes' episodes. */
+	s->has_pid = s->o.has_pid;
+	s->want_pid = s->o.pid;
+	s->o.has_pid = false;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const cols[] = {
+		"pid", "comm", "episodes", "lat_mean_us", "lat_p50_us",
+		"lat_p95_us", "lat_p99_us", "lat_max_us", "data_mean_us",
+		"flush_mean_us", "self", "journal", "fua", "noflush", "invalid",
+	};
+	static const char *const ecols[] = {
+		"start_s", "pid", "comm", "lat_us", "data_us", "flush_us",
+		"data_bytes", "kind",
+	};
+	static struct syncer s;
+	struct bt_sync_opts so = { 0 };
+	struct bt_sync *sy;
+	struct bt_event ev;
+	int rc, status = BT_EXIT_OK;
+
+	parse_args(&s, argc, argv);
+	s.r = bt_tool_open(&s.o, argc, argv);
+	s.first = UINT64_MAX;
+	so.any_flush = s.any_flush;
+	so.journal_pids = s.journal;
+	so.njournal = s.njournal;
+	so.episode = on_episode;
+	so.arg = &s;
+	if (bt_sync_new(&sy, &so) < 0)
+		die_nomem(&s);
+	if (s.per_episode)
+		s.t = bt_tool_table(&s.o, ecols, 8);
+	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
+			continue;
+		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
+				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
+			die_nomem(&s);
+	}
+	if (rc < 0)
+		status = BT_EXIT_DATA;
+	bt_sync_finish(sy);
+	if (!s.per_episode) {
+		s.t = bt_tool_table(&s.o, cols, 15);
+		print(&s, s.t);
+	}
+	if (bt_tool_table_done(&s.o, s.t))
+		status = BT_EXIT_DATA;
+	bt_tool_warnings(&s.o, s.r);
+	for (size_t i = 0; i < s.slots; i++)
+		if (s.rows[i].used)
+			bt_dist_free(&s.rows[i].lat);
+	free(s.rows);
+	bt_sync_free(sy);
+	bt_reader_free(s.r);
+	return status;
+}
