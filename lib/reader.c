@@ -55,6 +55,8 @@ struct input {
 	unsigned char *zbuf;
 	size_t mem_fed;		/* bytes of mem handed to zlib */
 	int zeof;		/* no more compressed bytes */
+	int ierr;		/* read or gzip error, after the bytes before it */
+	char imsg[96];
 	uint16_t index;
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
@@ -390,26 +392,33 @@ static int gz_feed(struct input *in)
 	}
 }
 
+/* Remember a source error; it is reported once the bytes before it are used. */
+static void source_error(struct input *in, int err, const char *what,
+			 const char *why)
+{
+	in->ierr = err;
+	snprintf(in->imsg, sizeof(in->imsg), "%s: %s", what, why);
+}
+
 /*
- * Inflate up to len bytes.  Concatenated gzip members are one stream, as
- * for zcat.  Returns bytes produced, 0 at the end, or -errno with the
- * reason in msg.
+ * Inflate up to len bytes and return how many came out.  Concatenated
+ * gzip members are one stream, as for zcat.  Sets eof at the clean end
+ * of the last member, gz_trunc when the data stops inside one, and the
+ * input's error on damage.
  */
-static ssize_t gz_read(struct input *in, unsigned char *dst, size_t len,
-		       const char **msg)
+static size_t gz_read(struct input *in, unsigned char *dst, size_t len)
 {
 	z_stream *z = in->z;
-	int zr;
+	int zr, f;
 
 	z->next_out = dst;
 	z->avail_out = (uInt)len;
 	while (z->avail_out == len) {
 		if (!z->avail_in && !in->zeof) {
-			int f = gz_feed(in);
-
+			f = gz_feed(in);
 			if (f < 0) {
-				*msg = "read error";
-				return f;
+				source_error(in, f, "read", strerror(-f));
+				break;
 			}
 			if (!f)
 				in->zeof = 1;
@@ -417,11 +426,10 @@ static ssize_t gz_read(struct input *in, unsigned char *dst, size_t len,
 		zr = inflate(z, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
 			if (!z->avail_in && !in->zeof) {
-				int f = gz_feed(in);
-
+				f = gz_feed(in);
 				if (f < 0) {
-					*msg = "read error";
-					return f;
+					source_error(in, f, "read", strerror(-f));
+					break;
 				}
 				if (!f)
 					in->zeof = 1;
@@ -431,8 +439,9 @@ static ssize_t gz_read(struct input *in, unsigned char *dst, size_t len,
 				break;
 			}
 			if (z->next_in[0] != 0x1f) {
-				*msg = "garbage after gzip data";
-				return -EBADMSG;
+				source_error(in, -EBADMSG, "gzip",
+					     "garbage after gzip data");
+				break;
 			}
 			inflateReset(z);
 			continue;
@@ -443,15 +452,16 @@ static ssize_t gz_read(struct input *in, unsigned char *dst, size_t len,
 			break;
 		}
 		if (zr == Z_MEM_ERROR) {
-			*msg = "out of memory";
-			return -ENOMEM;
+			source_error(in, -ENOMEM, "gzip", "out of memory");
+			break;
 		}
 		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			*msg = z->msg ? z->msg : "corrupt gzip data";
-			return -EBADMSG;
+			source_error(in, -EBADMSG, "gzip",
+				     z->msg ? z->msg : "corrupt data");
+			break;
 		}
 	}
-	return (ssize_t)(len - z->avail_out);
+	return len - z->avail_out;
 }
 
 /* Decide gzip or plain at the first bytes of the input. */
@@ -502,14 +512,15 @@ static int input_start(struct bt_reader *r, struct input *in)
 		in->buf = malloc(BUF_SIZE);
 	if (!in->z || !in->buf)
 		return fail(r, in, 0, -ENOMEM, "out of memory");
-	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK)
+	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK) {
+		free(in->z);
+		in->z = NULL;
 		return fail(r, in, 0, -ENOMEM, "cannot start zlib");
+	}
 	if (in->fd >= 0) {
 		in->z->next_in = in->zbuf;
 		in->z->avail_in = (uInt)in->end;
 		in->zeof = in->eof;
-	} else {
-		in->mem_fed = 0;
 	}
 	in->data = in->buf;
 	in->end = 0;
@@ -519,20 +530,23 @@ static int input_start(struct bt_reader *r, struct input *in)
 
 /*
  * Make at least need bytes available at data + pos, fewer only at the end
- * of the input.  Returns the bytes available or -errno.
+ * of the input.  Returns the bytes available or -errno.  A read or gzip
+ * error only counts once the bytes before it are used up; with soft set
+ * (format detection, which would like more but needs no more) the bytes
+ * available are returned and the error waits for a real need.
  */
-static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need)
+static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need,
+			 int soft)
 {
-	const char *msg = NULL;
-	ssize_t n;
-
 	if (!in->started) {
 		int rc = input_start(r, in);
 
 		if (rc)
 			return rc;
 	}
-	while (in->end - in->pos < need && !in->eof) {
+	while (in->end - in->pos < need && !in->eof && !in->ierr) {
+		ssize_t n;
+
 		if (in->pos) {
 			/* Slide the partial record to the front. */
 			memmove(in->buf, in->buf + in->pos, in->end - in->pos);
@@ -540,24 +554,25 @@ static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need)
 			in->end -= in->pos;
 			in->pos = 0;
 		}
-		if (in->gz)
-			n = gz_read(in, in->buf + in->end, BUF_SIZE - in->end,
-				    &msg);
-		else
+		if (in->gz) {
+			n = (ssize_t)gz_read(in, in->buf + in->end,
+					     BUF_SIZE - in->end);
+		} else {
 			n = read_once(in->fd, in->buf + in->end,
 				      BUF_SIZE - in->end);
-		if (n < 0) {
-			uint64_t off = in->base + in->pos;
-
-			if (msg)
-				return fail(r, in, off, (int)n, "gzip: %s", msg);
-			return fail(r, in, off, (int)n, "read: %s",
-				    strerror((int)-n));
+			if (n < 0) {
+				source_error(in, (int)n, "read",
+					     strerror((int)-n));
+				n = 0;
+			} else if (!n) {
+				in->eof = 1;
+			}
 		}
-		if (!n && !in->gz)
-			in->eof = 1;
 		in->end += (size_t)n;
 	}
+	if (in->end - in->pos < need && in->ierr && !soft)
+		return fail(r, in, in->base + in->pos, in->ierr, "%s",
+			    in->imsg);
 	return (ssize_t)(in->end - in->pos);
 }
 
@@ -565,7 +580,7 @@ static inline ssize_t fill(struct bt_reader *r, struct input *in, size_t need)
 {
 	if (in->end - in->pos >= need && in->started)
 		return (ssize_t)(in->end - in->pos);
-	return fill_slow(r, in, need);
+	return fill_slow(r, in, need, 0);
 }
 
 /* ------------------------------------------------------------ records */
@@ -637,9 +652,14 @@ static int detect(struct bt_reader *r, struct input *in)
 	size_t need, n46, n50, a;
 	uint32_t m;
 
-	avail = fill(r, in, CTX_LEN + BT_HDR_V8 + 4);
-	if (avail <= 0)
-		return (int)avail;	/* empty input: no events, no error */
+	avail = fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
+	if (avail < 0)
+		return (int)avail;
+	if (!avail) {
+		if (in->ierr)
+			return fail(r, in, in->base, in->ierr, "%s", in->imsg);
+		return 0;	/* empty input: no events, no error */
+	}
 	p = in->data + in->pos;
 	a = (size_t)avail;
 	if (a < 4)
@@ -676,7 +696,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	n46 = bt_ld16(p + in->ctx + 46, in->swap);
 	n50 = bt_ld16(p + in->ctx + 50, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
-	avail = fill(r, in, need);
+	avail = fill_slow(r, in, need, 1);
 	if (avail < 0)
 		return (int)avail;
 	p = in->data + in->pos;
@@ -748,7 +768,7 @@ static int advance(struct bt_reader *r, struct input *in)
 			return 0;
 		}
 	}
-	avail = fill(r, in, in->ctx + BT_HDR_V8);
+	avail = fill(r, in, in->ctx + BT_HDR_V7);
 	if (avail < 0)
 		return (int)avail;
 	start = in->pos;
@@ -774,8 +794,15 @@ static int advance(struct bt_reader *r, struct input *in)
 		return fail(r, in, in->base + start, -EPROTONOSUPPORT,
 			    "unsupported version %u", ver);
 	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
-	if ((size_t)avail < hdr)
-		goto truncated;
+	if ((size_t)avail < hdr) {
+		avail = fill(r, in, hdr);
+		if (avail < 0)
+			return (int)avail;
+		start = in->pos;
+		p = in->data + start;
+		if ((size_t)avail < hdr)
+			goto truncated;
+	}
 	p += in->ctx;
 	if (in->swap) {
 		if (wide)
@@ -793,6 +820,7 @@ static int advance(struct bt_reader *r, struct input *in)
 		avail = fill(r, in, total);
 		if (avail < 0)
 			return (int)avail;
+		start = in->pos;	/* the fill may have slid the buffer */
 		if ((size_t)avail < total) {
 			if (in->gz_trunc)
 				return fail(r, in, in->base + start, -ENODATA,
