@@ -210,8 +210,10 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 			return -ENOMEM;
 		if (e->has_cand)
 			return 0;	/* a second flush: the first one counts */
-		if (ev->bytes > 0)
+		if (ev->bytes > 0) {
 			set_cand(e, ev, BT_SYNC_FUA);
+			e->data_bytes += ev->bytes;	/* it carries data */
+		}
 		else if (e->nr == 0)
 			set_cand(e, ev, BT_SYNC_SELF);
 		/* an empty flush before the data completed does not count */

@@ -213,6 +213,22 @@ static void print(struct slicer *s, struct bt_table *t)
 	free(v);
 }
 
+/*
+ * Notes pass the common filters unwindowed; scheduler messages outside
+ * -w would open waits whose dispatches were filtered out.
+ */
+static bool in_window(const struct slicer *s, const struct bt_event *ev)
+{
+	uint64_t rel;
+
+	if (!s->o.has_window)
+		return true;
+	if (s->first == UINT64_MAX)
+		return s->o.win_start == 0;
+	rel = ev->time > s->first ? ev->time - s->first : 0;
+	return rel >= s->o.win_start && rel < s->o.win_end;
+}
+
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [TRACE...]\n"
@@ -322,6 +338,8 @@ int main(int argc, char **argv)
 			continue;
 		if (!bt_event_is_note(&ev))
 			bt_tracker_feed(tr, &ev, &rq);
+		else if (!in_window(&s, &ev))
+			continue;
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
 			die_nomem(&s);
 	}

@@ -4,9 +4,10 @@
  * tests: a "postgres" process committing (sync write, then its own flush
  * on even rounds and a jbd2 commit on odd ones) behind two random readers,
  * with BFQ's queue messages (or none with -n, as under the none scheduler).
- * Every time is fixed, so the expected outputs are exact.
+ * -N leaves out the PROCESS notes, as tracefs captures do.  Every time is
+ * fixed, so the expected outputs are exact.
  *
- *   mkslice [-n] [-r ROUNDS] > trace.bin
+ *   mkslice [-n] [-N] [-r ROUNDS] > trace.bin
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ static struct bt_event evs[MAXEV];
 static char texts[MAXEV][64];
 static size_t nev;
 static int with_messages = 1;
+static int with_names = 1;
 
 static struct bt_event *add(uint64_t t, unsigned act, uint32_t cat,
 			    uint32_t pid, uint64_t sector, uint32_t bytes)
@@ -77,6 +79,8 @@ static void process(uint32_t pid, const char *comm)
 {
 	char buf[16] = { 0 };
 
+	if (!with_names)
+		return;
 	strncpy(buf, comm, sizeof(buf) - 1);
 	note(0, BT_N_PROCESS, pid, buf, sizeof(buf), 0);
 }
@@ -115,9 +119,11 @@ int main(int argc, char **argv)
 	unsigned char buf[512];
 	int c;
 
-	while ((c = getopt(argc, argv, "nr:")) != -1) {
+	while ((c = getopt(argc, argv, "nNr:")) != -1) {
 		if (c == 'n')
 			with_messages = 0;
+		else if (c == 'N')
+			with_names = 0;
 		else if (c == 'r')
 			rounds = (unsigned)atoi(optarg);
 		else

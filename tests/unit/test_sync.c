@@ -150,6 +150,7 @@ static void test_sync_fua_write_closes_itself(void **state)
 	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FUA | WS, 100, 4096);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.ep[0].flags, BT_SYNC_FUA);
+	assert_int_equal(g.ep[0].data_bytes, 4096);
 	assert_int_equal(g.ep[0].data, 0);
 	assert_int_equal(g.ep[0].flush, 2 * MS);
 	bt_sync_free(s);

@@ -1,0 +1,1 @@
+btslice --from=guess /dev/null

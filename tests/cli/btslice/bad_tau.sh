@@ -1,0 +1,1 @@
+btslice -t -3 /dev/null

@@ -1,0 +1,1 @@
+mkslice -r 2 | btslice -d 8,0

@@ -1,0 +1,1 @@
+mkslice | btslice --from=events

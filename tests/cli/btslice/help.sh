@@ -1,0 +1,1 @@
+btslice -h

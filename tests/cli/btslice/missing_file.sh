@@ -1,0 +1,1 @@
+btslice does-not-exist.bin

@@ -1,0 +1,1 @@
+mkslice -n | btslice

@@ -1,0 +1,1 @@
+mkslice -n -r 6 | btslice -t 25

@@ -1,0 +1,1 @@
+mkslice -N -r 4 | btsync --any-flush -e

@@ -1,0 +1,1 @@
+btsync --journal-pid x /dev/null

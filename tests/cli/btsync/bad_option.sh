@@ -1,0 +1,1 @@
+btsync --no-such-option

@@ -1,0 +1,1 @@
+mkslice -r 4 | btsync -c

@@ -1,0 +1,1 @@
+btsync /dev/null

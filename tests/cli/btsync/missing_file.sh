@@ -1,0 +1,1 @@
+btsync does-not-exist.bin

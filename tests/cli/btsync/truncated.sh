@@ -1,0 +1,1 @@
+mkslice -r 3 | head -c 3000 | btsync
