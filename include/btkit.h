@@ -381,7 +381,7 @@ struct bt_capture_opts {
 	const char *dir;	/* else per-CPU files in dir, NULL when out_fd */
 	const char *name;	/* basename in dir instead of the device's (1 device) */
 	uint16_t act_mask;	/* BT_TC_* categories to record; 0: all */
-	unsigned buf_kb;	/* KB of kernel buffer per CPU; 0: as it is (tracefs), 2048 (relay) */
+	unsigned buf_kb;	/* KB of buffer per CPU; 0: 8192 (relay 2048) */
 	int gzip;		/* 0: plain, 1..9: gzip level */
 	int cgroup;		/* 1: keep cgroup ids (blkparse 1.2 rejects them) */
 };
@@ -539,6 +539,7 @@ struct bt_request {
 	uint32_t flags;		/* BT_RQ_* */
 	uint16_t error;		/* negative errno as u16 from the C, 0 if none */
 	uint8_t state;		/* enum bt_rq_state */
+	uint8_t qsplit;		/* bit k: qlist[k] is a piece of a split bio */
 	char op;		/* 'R' read, 'W' write, 'D' discard, 'F' flush (0 bytes), 'N' other */
 	char rwbs[8];		/* as blkparse prints it for the D (else the first event) */
 	char comm[17];		/* owner's name from PROCESS notes, "" if unknown */

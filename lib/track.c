@@ -260,8 +260,20 @@ typedef int (*score_fn)(const struct ent *x, const struct bt_event *ev);
 
 static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 			  uint32_t dev, uint64_t key, score_fn score,
+			  const struct bt_event *ev);
+
+/*
+ * Bio-level events (G, M, F, X, A) follow their Q closely: among equals
+ * the newest entry is theirs, an older one is a leftover.  Request-level
+ * events (I, D, C, R) go first in, first out.
+ */
+static int newest_first(score_fn score);
+
+static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
+			  uint32_t dev, uint64_t key, score_fn score,
 			  const struct bt_event *ev)
 {
+	int newest = newest_first(score);
 	struct ent *best = NULL;
 	uint32_t s = slot_of(tr, dev, key);
 	int bs = 0;
@@ -273,7 +285,9 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 		if (x->rq.dev != dev || ent_key(tr, idx, x) != key)
 			continue;
 		v = score(x, ev);
-		if (v > bs || (v == bs && v > 0 && x->seq < best->seq)) {
+		if (v > bs || (v == bs && v > 0 &&
+				(newest ? x->seq > best->seq :
+					  x->seq < best->seq))) {
 			best = x;
 			bs = v;
 		}
@@ -293,6 +307,19 @@ static int score_mark(const struct ent *x, const struct bt_event *ev)
 {
 	(void)ev;
 	return x->rq.state == RQS_MARK;
+}
+
+/* The rest of a split bio, queued again by kernels that trace its Q. */
+static int score_piece(const struct ent *x, const struct bt_event *ev)
+{
+	return x->rq.state == BT_RQS_QUEUED && (x->rq.qsplit & 1) &&
+	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes;
+}
+
+static int newest_first(score_fn score)
+{
+	return score == score_bio || score == score_mark ||
+	       score == score_piece;
 }
 
 /* A request still open to merges. */
@@ -352,7 +379,7 @@ static int score_requeue(const struct ent *x, const struct bt_event *ev)
 	return x->rq.state == BT_RQS_ISSUED;
 }
 
-static void add_q(struct ent *x, uint64_t t)
+static void add_q(struct ent *x, uint64_t t, int split)
 {
 	struct bt_request *rq = &x->rq;
 
@@ -362,8 +389,11 @@ static void add_q(struct ent *x, uint64_t t)
 		rq->q = t;
 	}
 	rq->q_off_sum += t - rq->q;
-	if (rq->nqlist < BT_RQ_QLIST)
+	if (rq->nqlist < BT_RQ_QLIST) {
+		if (split)
+			rq->qsplit |= (uint8_t)(1u << rq->nqlist);
 		rq->qlist[rq->nqlist++] = t;
+	}
 	rq->nbios++;
 }
 
@@ -378,7 +408,7 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 		rq->comm[0] = '\0';
 	}
 	for (k = 0; k < bq->nqlist; k++)
-		add_q(x, bq->qlist[k]);
+		add_q(x, bq->qlist[k], (bq->qsplit >> k) & 1);
 	/* bios beyond the bio's own list: their offsets go in as a sum */
 	if (bq->nbios > bq->nqlist && bq->q != BT_TIME_NONE) {
 		uint32_t n = bq->nbios - bq->nqlist;
@@ -402,7 +432,16 @@ static const struct bt_request *on_queue(struct bt_tracker *tr,
 			       ev);
 	struct ent *x;
 
-	if (m) {
+	x = m ? NULL : lookup(tr, tr->sidx, ev->dev, ev->sector, score_piece,
+			     ev);
+	if (x) {
+		/* Its own Q from now on: btt counts it as a bio of its own. */
+		x->rq.q = BT_TIME_NONE;
+		x->rq.nbios = x->rq.nqlist = 0;
+		x->rq.q_off_sum = 0;
+		x->rq.qsplit = 0;
+		touch(tr, x, ev->time);
+	} else if (m) {
 		/* A remap put a mark here: the bio keeps its origin and owner. */
 		x = m;
 		x->rq.state = BT_RQS_QUEUED;
@@ -417,7 +456,7 @@ static const struct bt_request *on_queue(struct bt_tracker *tr,
 	} else {
 		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
 	}
-	add_q(x, ev->time);
+	add_q(x, ev->time, 0);
 	reindex(tr, x);
 	return &x->rq;
 }
@@ -580,6 +619,7 @@ static const struct bt_request *on_split(struct bt_tracker *tr,
 	y->rq.last = ev->time;
 	x->rq.bytes = x->remaining = first;
 	x->rq.flags |= BT_RQ_SPLIT;
+	x->rq.qsplit = y->rq.qsplit = (uint8_t)((1u << x->rq.nqlist) - 1);
 	reindex(tr, x);
 	reindex(tr, y);
 	return &x->rq;

@@ -4,7 +4,8 @@
  * requests: q2c, q2d, d2c, q2g, g2i and i2d with count, mean and
  * percentiles.  By default every completed request is one sample.  --btt
  * weights as btt does, so the means match its averages: q2c, q2d and d2c
- * once per bio (each Q contained in the request), q2g, g2i and i2d once
+ * once per bio contained in the request (so not for a bio split across
+ * requests, which btt never finds inside one), q2g, g2i and i2d once
  * per request, requests without data left out, and a non-positive delta
  * counted as 1 ns.  -e prints one line per request instead, as requests
  * complete, for plotting.
@@ -129,7 +130,9 @@ static void add_per_bio(struct lat *l, struct bt_dist *d,
 	uint64_t rest = rq->q_off_sum, n = rq->nbios - rq->nqlist, base, rem;
 
 	for (uint32_t k = 0; k < rq->nqlist; k++) {
-		add(l, d, delta(l, rq->qlist[k], to), 1);
+		/* btt never finds a split bio inside one request. */
+		if (!((rq->qsplit >> k) & 1))
+			add(l, d, delta(l, rq->qlist[k], to), 1);
 		rest -= rq->qlist[k] - rq->q;
 	}
 	if (!n)
@@ -191,7 +194,8 @@ static void on_done(const struct bt_request *rq, void *arg)
 		if (have(rq->q, rq->d))
 			add_per_bio(l, &m[M_Q2D], rq, rq->d);
 		if (have(rq->d, rq->c))
-			add(l, &m[M_D2C], delta(l, rq->d, rq->c), rq->nbios);
+			add(l, &m[M_D2C], delta(l, rq->d, rq->c), rq->nbios -
+			    (uint32_t)__builtin_popcount(rq->qsplit));
 	} else {
 		if (have(rq->q, rq->c))
 			add(l, &m[M_Q2C], delta(l, rq->q, rq->c), 1);

@@ -278,6 +278,49 @@ static void test_tracker_split_makes_two_requests(void **state)
 	fx_free(f);
 }
 
+static void test_tracker_split_remainder_queued_again(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	int round;
+
+	(void)state;
+	/*
+	 * Kernels that trace a Q for the rest of a split bio: the piece takes
+	 * that Q as its own, and nothing is left behind to confuse the same
+	 * pattern at the same sectors a second later.
+	 */
+	for (round = 0; round < 2; round++) {
+		uint64_t t = round * 1000000;
+
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, t + 1, DEV, 4000, 8192, 97);
+		feed_split(f, t + 2, DEV, 4000, 8192, 4008);
+		feed(f, BT_A_GETRQ, BT_TC_WRITE, t + 3, DEV, 4000, 4096, 97);
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, t + 4, DEV, 4008, 4096, 97);
+		feed(f, BT_A_GETRQ, BT_TC_WRITE, t + 5, DEV, 4008, 4096, 97);
+		feed(f, BT_A_ISSUE, BT_TC_WRITE, t + 6, DEV, 4000, 4096, 97);
+		feed(f, BT_A_ISSUE, BT_TC_WRITE, t + 7, DEV, 4008, 4096, 97);
+		feed(f, BT_A_COMPLETE, BT_TC_WRITE, t + 8, DEV, 4008, 4096, 0);
+		feed(f, BT_A_COMPLETE, BT_TC_WRITE, t + 9, DEV, 4000, 4096, 0);
+	}
+	assert_int_equal(f->got.n, 4);
+	for (int k = 0; k < 4; k++) {
+		const struct bt_request *rq = &f->got.rq[k];
+		uint64_t t = (k / 2) * 1000000;
+
+		assert_int_equal(rq->nbios, 1);
+		assert_true(rq->flags & BT_RQ_SPLIT);
+		if (rq->sector == 4008) {
+			assert_int_equal(rq->q, (t + 4) * US);
+			assert_int_equal(rq->qsplit, 0);
+		} else {
+			assert_int_equal(rq->q, (t + 1) * US);
+			assert_int_equal(rq->qsplit, 1);
+		}
+		assert_true(rq->d - rq->q < 10 * US);
+	}
+	fx_free(f);
+}
+
 static void test_tracker_remap_analyses_bottom_device(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -522,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_front_merge_moves_start),
 		cmocka_unit_test(test_tracker_requeue_goes_round_again),
 		cmocka_unit_test(test_tracker_split_makes_two_requests),
+		cmocka_unit_test(test_tracker_split_remainder_queued_again),
 		cmocka_unit_test(test_tracker_remap_analyses_bottom_device),
 		cmocka_unit_test(test_tracker_flush_without_queue),
 		cmocka_unit_test(test_tracker_direct_issue_without_insert),
