@@ -75,7 +75,7 @@ $(B)/tests/%: $(B)/tests/helpers/%.o $(LIBA)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BENCH_BIN): $(B)/bench/btgen.o
+$(BENCH_BIN): $(B)/bench/btgen.o $(LIBA)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
