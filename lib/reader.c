@@ -73,6 +73,12 @@ struct seq_slot {
 	uint32_t last;
 };
 
+struct prev_ev {
+	uint64_t time, sector;
+	uint32_t bytes, action, category, pid, dev, cpu;
+	int valid;
+};
+
 struct bt_reader {
 	struct input **in;
 	size_t nin, cap_in;
@@ -90,6 +96,7 @@ struct bt_reader {
 	struct comm_slot *comm;
 	size_t comm_slots, comm_used;
 	struct seq_slot seq[SEQ_SLOTS];
+	struct prev_ev prev;	/* last sequence-less event delivered */
 	size_t seq_used;
 };
 
@@ -958,7 +965,8 @@ const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
 /*
  * Sequences count up per device and CPU; a repeated or older one means
  * the same records were given twice.  Unknown keys past the table's
- * capacity are not checked.
+ * capacity are not checked.  Notes are left out: their sequence field is
+ * not part of that count.
  */
 static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
 {
@@ -983,6 +991,31 @@ static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
 			return 0;
 		}
 	}
+}
+
+/*
+ * Records without a sequence (tracefs captures) can only be recognised
+ * as repeated when they follow each other: everything equal, to the ns.
+ */
+static int same_as_prev(struct bt_reader *r, const struct bt_event *e)
+{
+	struct prev_ev *p = &r->prev;
+
+	if (p->valid && p->time == e->time && p->sector == e->sector &&
+	    p->bytes == e->bytes && p->action == e->action &&
+	    p->category == e->category && p->pid == e->pid &&
+	    p->dev == e->dev && p->cpu == e->cpu)
+		return 1;
+	p->valid = 1;
+	p->time = e->time;
+	p->sector = e->sector;
+	p->bytes = e->bytes;
+	p->action = e->action;
+	p->category = e->category;
+	p->pid = e->pid;
+	p->dev = e->dev;
+	p->cpu = e->cpu;
+	return 0;
 }
 
 /* -------------------------------------------------------------- merge */
@@ -1052,15 +1085,17 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		if (!r->nheap)
 			return 0;
 		in = r->heap[0];
-		if (in->ev.sequence && is_duplicate(r, &in->ev)) {
-			r->st.duplicates++;
-			goto advance;
-		}
 		if (!(in->ev.category & BT_TC_NOTIFY)) {
-			if (r->have_time && in->ev.time < r->max_time)
+			const struct bt_event *e = &in->ev;
+
+			if (e->sequence ? is_duplicate(r, e) : same_as_prev(r, e)) {
+				r->st.duplicates++;
+				goto advance;
+			}
+			if (r->have_time && e->time < r->max_time)
 				r->st.backwards++;
 			else
-				r->max_time = in->ev.time;
+				r->max_time = e->time;
 			r->have_time = 1;
 		}
 		*ev = in->ev;

@@ -522,8 +522,11 @@ static void test_reader_drops_duplicates(void **state)
 	tb_free(&twice);
 }
 
-/* Sequence 0 (notes, tracefs) is never a duplicate. */
-static void test_reader_sequence_zero_not_duplicate(void **state)
+/*
+ * Sequence 0 (tracefs): only a record equal in every field to the one
+ * before it is a duplicate; equal times alone are not.
+ */
+static void test_reader_sequence_zero_duplicates(void **state)
 {
 	struct tb t;
 	struct bt_event e;
@@ -535,15 +538,28 @@ static void test_reader_sequence_zero_not_duplicate(void **state)
 	tb_init(&t, 0, 1);
 	for (i = 0; i < 4; i++) {
 		e = tb_ev(5, 0, BT_A_QUEUE, BT_TC_READ, 512);
+		e.sector = (uint64_t)i;		/* distinct records, same time */
 		tb_add(&t, &e);
+		if (i == 2) {
+			tb_add(&t, &e);		/* each repeated 3 more times */
+			tb_add(&t, &e);
+			tb_add(&t, &e);
+		}
 	}
+	/* Notes are never dropped, even when repeated. */
+	e = tb_ev(6, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+	tb_add(&t, &e);
+	tb_add(&t, &e);
 	assert_int_equal(bt_reader_new(&r), 0);
 	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "tracefs"), 0);
-	while (bt_reader_next(r, &e) == 1)
+	while (bt_reader_next(r, &e) == 1) {
+		if (!bt_event_is_note(&e))
+			assert_int_equal(e.sector, n);
 		n++;
-	assert_int_equal(n, 4);
+	}
+	assert_int_equal(n, 6);
 	bt_reader_get_stats(r, &st);
-	assert_int_equal(st.duplicates, 0);
+	assert_int_equal(st.duplicates, 3);
 	bt_reader_free(r);
 	tb_free(&t);
 }
@@ -640,7 +656,7 @@ int main(void)
 		cmocka_unit_test(test_reader_comm_many_pids),
 		cmocka_unit_test(test_reader_merges_by_time),
 		cmocka_unit_test(test_reader_drops_duplicates),
-		cmocka_unit_test(test_reader_sequence_zero_not_duplicate),
+		cmocka_unit_test(test_reader_sequence_zero_duplicates),
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
 		cmocka_unit_test(test_reader_empty_mem_is_valid),
 		cmocka_unit_test(test_reader_names_and_add_after_start),
