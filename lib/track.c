@@ -29,9 +29,11 @@ struct ent {
 	struct bt_request rq;
 	uint64_t end;		/* sectors: key in the end index */
 	uint64_t seq;		/* creation order, for oldest-first ties */
+	uint64_t d_sector;	/* sectors: start when dispatched */
 	uint32_t remaining;	/* bytes not yet completed */
 	uint32_t prev, next;	/* age list, index + 1, 0 = none */
 	uint8_t in_start, in_end;
+	uint8_t cls;		/* class_of() of the event that made it */
 };
 
 struct bt_tracker {
@@ -46,6 +48,8 @@ struct bt_tracker {
 	struct bt_tracker_stats st;
 	struct bt_request last;	/* a finished request, valid until next call */
 };
+
+static uint8_t class_of(const struct bt_event *ev);
 
 static inline uint32_t slot_of(const struct bt_tracker *tr, uint32_t dev,
 			       uint64_t sector)
@@ -248,6 +252,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.category = ev->category;
 	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
 	x->rq.state = state;
+	x->cls = class_of(ev);
 	bt_event_rwbs(ev, x->rq.rwbs);
 	age_append(tr, x);
 	if (++tr->st.inflight > tr->st.peak)
@@ -329,9 +334,24 @@ static int score_merge_target(const struct ent *x, const struct bt_event *ev)
 	return x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED;
 }
 
+/*
+ * Data requests, requests without data (an empty preflush bio, "FWS"), and
+ * blk-flush's own flush requests (a flush that is not a write, "FN"): the
+ * flush request is issued for the empty preflush but is another request,
+ * and neither ever matches data at the same sector.
+ */
+static uint8_t class_of(const struct bt_event *ev)
+{
+	if (ev->bytes)
+		return 0;
+	if ((ev->category & BT_TC_FLUSH) && !(ev->category & BT_TC_WRITE))
+		return 2;
+	return 1;
+}
+
 static inline int same_class(const struct ent *x, const struct bt_event *ev)
 {
-	return (x->remaining == 0) == (ev->bytes == 0);
+	return x->cls == class_of(ev);
 }
 
 static int score_insert(const struct ent *x, const struct bt_event *ev)
@@ -447,6 +467,7 @@ static const struct bt_request *on_queue(struct bt_tracker *tr,
 		x->rq.state = BT_RQS_QUEUED;
 		x->rq.bytes = x->remaining = ev->bytes;
 		x->rq.category = ev->category;
+		x->cls = class_of(ev);
 		bt_event_rwbs(ev, x->rq.rwbs);
 		if (!x->rq.pid)
 			x->rq.pid = ev->pid;
@@ -542,6 +563,7 @@ static const struct bt_request *on_issue(struct bt_tracker *tr,
 		x->rq.flags |= BT_RQ_DIRECT;
 	x->rq.state = BT_RQS_ISSUED;
 	x->rq.d = ev->time;
+	x->d_sector = ev->sector;
 	/* The driver's view wins: bytes and flags as dispatched. */
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.category = ev->category;
@@ -576,6 +598,11 @@ static const struct bt_request *on_complete(struct bt_tracker *tr,
 	}
 	x->rq.last = ev->time;
 	tr->st.completed++;
+	if (x->rq.flags & BT_RQ_PARTIAL) {
+		/* Report where it started, not where the last piece began. */
+		unindex(tr, x);
+		x->rq.sector = x->d_sector;
+	}
 	return finish(tr, x, 0);
 }
 

@@ -395,6 +395,35 @@ static void test_tracker_flush_without_queue(void **state)
 	fx_free(f);
 }
 
+static void test_tracker_empty_preflush_is_not_the_flush(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	uint32_t fws = BT_TC_WRITE | BT_TC_FLUSH | BT_TC_SYNC;
+	struct bt_tracker_stats st;
+
+	(void)state;
+	/* fdatasync: empty preflush bio; blk-flush issues its own flush */
+	feed(f, BT_A_QUEUE, fws, 1, DEV, 0, 0, 200);
+	feed(f, BT_A_GETRQ, fws, 2, DEV, 0, 0, 200);
+	feed(f, BT_A_ISSUE, BT_TC_FLUSH | BT_TC_READ, 3, DEV, 0, 0, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_FLUSH | BT_TC_READ, 50, DEV, 0, 0, 0);
+	feed(f, BT_A_COMPLETE, fws, 51, DEV, 0, 0, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_string_equal(f->got.rq[0].rwbs, "FN");
+	assert_true(f->got.rq[0].flags & BT_RQ_NOQ);
+	assert_int_equal(f->got.rq[0].d, 3 * US);
+	assert_int_equal(f->got.rq[0].c, 50 * US);
+	assert_string_equal(f->got.rq[1].rwbs, "FWS");
+	assert_int_equal(f->got.rq[1].pid, 200);
+	assert_int_equal(f->got.rq[1].q, 1 * US);
+	assert_int_equal(f->got.rq[1].d, BT_TIME_NONE);
+	assert_int_equal(f->got.rq[1].c, 51 * US);
+	assert_int_equal(f->got.rq[1].op, 'F');
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.unmatched, 0);
+	fx_free(f);
+}
+
 static void test_tracker_direct_issue_without_insert(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -428,6 +457,7 @@ static void test_tracker_partial_completion(void **state)
 	feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DEV, 808, 12288, 0);
 	assert_int_equal(f->got.n, 1);
 	assert_true(f->got.rq[0].flags & BT_RQ_PARTIAL);
+	assert_int_equal(f->got.rq[0].sector, 800);
 	assert_int_equal(f->got.rq[0].bytes, 16384);
 	assert_int_equal(f->got.rq[0].c, 9 * US);
 	fx_free(f);
@@ -568,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_split_remainder_queued_again),
 		cmocka_unit_test(test_tracker_remap_analyses_bottom_device),
 		cmocka_unit_test(test_tracker_flush_without_queue),
+		cmocka_unit_test(test_tracker_empty_preflush_is_not_the_flush),
 		cmocka_unit_test(test_tracker_direct_issue_without_insert),
 		cmocka_unit_test(test_tracker_partial_completion),
 		cmocka_unit_test(test_tracker_never_completed_expires),
