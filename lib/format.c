@@ -255,7 +255,7 @@ static char *put_pdu_dump(char *p, const unsigned char *b, size_t n)
 static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 			uint32_t seqno, uint64_t rel, uint32_t pid)
 {
-	uint64_t ns = rel % 1000000000u;
+	uint32_t ns = (uint32_t)(rel % 1000000000u);
 
 	p = put_int_w(p, (int)BT_DEV_MAJOR(dev), 3);
 	*p++ = ',';
@@ -270,8 +270,9 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 	*p++ = ' ';
 	p = put_int_w(p, (int)(rel / 1000000000u), 5);
 	*p++ = '.';
-	for (uint64_t d = 100000000u; d; d /= 10)
-		*p++ = (char)('0' + ns / d % 10);
+	for (int i = 9; i > 0; i--, ns /= 10)
+		p[i - 1] = (char)('0' + ns % 10);
+	p += 9;
 	*p++ = ' ';
 	p = put_u64_w(p, pid, 5, 0);
 	*p++ = ' ';

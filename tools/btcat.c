@@ -220,8 +220,12 @@ static int before(const struct held *a, const struct held *b)
 static void sort_batch(struct held *h, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
-		struct held x = h[i];
+		struct held x;
 		size_t j = i;
+
+		if (!before(&h[i], &h[i - 1]))
+			continue;
+		x = h[i];
 
 		while (j && before(&x, &h[j - 1])) {
 			h[j] = h[j - 1];
