@@ -265,13 +265,30 @@ static void usage(const char *prog)
 	printf("Usage: %s [options] [TRACE...]\n"
 	       "Latency distributions (q2c, q2d, d2c, q2g, g2i, i2d) per device\n"
 	       "and op from rebuilt requests.  No TRACE or - reads stdin.\n\n"
-	       "Options:\n%s"
+	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "      --btt              weight as btt: q2c, q2d, d2c per bio,\n"
 	       "                         the others per request (default: one\n"
 	       "                         sample per request)\n"
 	       "  -P, --per-process      rows per owner process\n"
 	       "  -e, --each             one line per request instead\n",
 	       prog, bt_common_usage);
+}
+
+/* getopt's own messages carry the path; ours name the program only. */
+static void bad_option(const struct bt_opts *o, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		if (optopt)
+			bt_usage_error(o, "option '%s' requires an argument",
+				       arg);
+		bt_usage_error(o, "unrecognized option '%s'", arg);
+	}
+	if (optopt && strchr("dpw", optopt))
+		bt_usage_error(o, "option requires an argument -- '%c'",
+			       optopt);
+	bt_usage_error(o, "invalid option -- '%c'", optopt);
 }
 
 static void parse_args(struct lat *l, int argc, char **argv)
@@ -286,6 +303,7 @@ static void parse_args(struct lat *l, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&l->o, argv[0]);
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pe",
 				 longopts, NULL)) != -1) {
 		if (bt_opts_common(&l->o, ch, optarg))
@@ -304,7 +322,7 @@ static void parse_args(struct lat *l, int argc, char **argv)
 			l->each = true;
 			break;
 		default:
-			bt_usage_error(&l->o, "unknown option");
+			bad_option(&l->o, argv);
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */

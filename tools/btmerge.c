@@ -254,10 +254,27 @@ static void usage(const char *prog)
 	printf("Usage: %s [options] [TRACE...]\n"
 	       "Merge ratios per device and op (R, W, all), computed as btt's\n"
 	       "\"Device Merge Information\".  No TRACE or - reads stdin.\n\n"
-	       "Options:\n%s"
+	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "  -P, --per-process      rows per owner process (pid of the\n"
 	       "                         first bio of each request)\n",
 	       prog, bt_common_usage);
+}
+
+/* getopt's own messages carry the path; ours name the program only. */
+static void bad_option(const struct bt_opts *o, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		if (optopt)
+			bt_usage_error(o, "option '%s' requires an argument",
+				       arg);
+		bt_usage_error(o, "unrecognized option '%s'", arg);
+	}
+	if (optopt && strchr("dpw", optopt))
+		bt_usage_error(o, "option requires an argument -- '%c'",
+			       optopt);
+	bt_usage_error(o, "invalid option -- '%c'", optopt);
 }
 
 static void parse_args(struct merge *m, int argc, char **argv)
@@ -270,6 +287,7 @@ static void parse_args(struct merge *m, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&m->o, argv[0]);
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "P",
 				 longopts, NULL)) != -1) {
 		if (bt_opts_common(&m->o, ch, optarg))
@@ -280,7 +298,7 @@ static void parse_args(struct merge *m, int argc, char **argv)
 		} else if (ch == 'P') {
 			m->per_pid = true;
 		} else {
-			bt_usage_error(&m->o, "unknown option");
+			bad_option(&m->o, argv);
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */

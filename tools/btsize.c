@@ -203,12 +203,29 @@ static void usage(const char *prog)
 	       "Request-size histograms in power-of-two buckets per device and\n"
 	       "op (R, W, D discard, F flush, N other).  No TRACE or - reads\n"
 	       "stdin.\n\n"
-	       "Options:\n%s"
+	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "      --at=D|Q           count D events (default: what the device\n"
 	       "                         saw) or Q events (what was submitted)\n"
 	       "  -P, --per-process      histograms per owner process\n"
 	       "  -g, --graph            bar charts instead of the table\n",
 	       prog, bt_common_usage);
+}
+
+/* getopt's own messages carry the path; ours name the program only. */
+static void bad_option(const struct bt_opts *o, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		if (optopt)
+			bt_usage_error(o, "option '%s' requires an argument",
+				       arg);
+		bt_usage_error(o, "unrecognized option '%s'", arg);
+	}
+	if (optopt && strchr("dpw", optopt))
+		bt_usage_error(o, "option requires an argument -- '%c'",
+			       optopt);
+	bt_usage_error(o, "invalid option -- '%c'", optopt);
 }
 
 static void parse_args(struct size *s, int argc, char **argv)
@@ -223,6 +240,7 @@ static void parse_args(struct size *s, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&s->o, argv[0]);
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pg",
 				 longopts, NULL)) != -1) {
 		if (bt_opts_common(&s->o, ch, optarg))
@@ -247,7 +265,7 @@ static void parse_args(struct size *s, int argc, char **argv)
 			s->graph = true;
 			break;
 		default:
-			bt_usage_error(&s->o, "unknown option");
+			bad_option(&s->o, argv);
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */

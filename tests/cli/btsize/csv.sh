@@ -1,0 +1,4 @@
+# -c writes CSV with a header; -H drops the header; -d keeps one device.
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+perl tests/cli/btmerge/mkreq.pl >"$tmp/req.bin" || exit 99
+btsize -c "$tmp/req.bin" && btsize -H -d 253,0 "$tmp/req.bin"
