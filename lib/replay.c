@@ -65,7 +65,16 @@ struct pend {
 	uint32_t nsect;
 	uint32_t proc;		/* index in procs */
 	uint8_t kind;		/* BT_A_QUEUE or BT_A_ISSUE */
+	uint8_t counted;	/* counts in its proc's in-flight depth */
 };
+
+/* The second piece of a split bio, queued again by the kernel: not new I/O. */
+struct split {
+	uint64_t sector;
+	uint32_t dev;
+	uint32_t pid;
+};
+#define NSPLITS		64
 
 struct target {
 	int fd;
@@ -84,6 +93,8 @@ struct bt_replay {
 	struct target *targets;
 	size_t ndevs;
 	uint32_t last_flush_proc; /* owner of the latest flush bio: D FN has no Q */
+	struct split splits[NSPLITS];	/* ring of split remainders expected */
+	unsigned nsplit;
 	uint64_t first;		/* ns: earliest I/O */
 	int loaded;
 	/* run */
@@ -248,7 +259,7 @@ static void done_one(struct bt_replay *rp, const struct pend *e)
 {
 	struct proc *p = &rp->procs[e->proc];
 
-	if (p->inflight)
+	if (e->counted && p->inflight)
 		p->inflight--;
 }
 
@@ -286,7 +297,9 @@ static int pend_add(struct bt_replay *rp, uint32_t dev, uint64_t sector,
 	h = pend_slot(rp, dev, sector);
 	while (rp->pend[h].sector)
 		h = (h + 1) & (rp->pendcap - 1);
-	rp->pend[h] = (struct pend){ sector + 1, dev, nsect, proc, kind };
+	rp->pend[h] = (struct pend){ sector + 1, dev, nsect, proc, kind,
+				     (uint8_t)(kind == (rp->conf.from_d ?
+							BT_A_ISSUE : BT_A_QUEUE)) };
 	rp->npend++;
 	return 0;
 }
@@ -410,9 +423,12 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 	case BT_A_REMAP: {
 		struct bt_remap r;
 
-		/* A partition's bios remapped to the disk: its start. */
+		/*
+		 * A partition's trace: its records carry the partition's
+		 * dev_t and whole-disk sectors; the remap tells the start.
+		 */
 		if (bt_event_remap(e, &r) == 0 && r.dev_from == e->dev &&
-		    r.dev_from != r.dev_to && e->sector >= r.sector_from) {
+		    e->sector >= r.sector_from) {
 			di = dev_of(rp, e->dev);
 			if (di < 0)
 				return di;
@@ -421,10 +437,27 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 		}
 		return 0;
 	}
+	case BT_A_SPLIT: {
+		struct split *sp = &rp->splits[rp->nsplit++ % NSPLITS];
+		uint64_t second;
+
+		if (bt_event_split(e, &second) == 0)
+			*sp = (struct split){ second, e->dev, e->pid };
+		return 0;
+	}
 	case BT_A_QUEUE:
 		op = op_of(e, &flags);
 		if (op < 0)
 			return 0;
+		for (unsigned i = 0; i < NSPLITS; i++) {
+			struct split *sp = &rp->splits[i];
+
+			if (sp->sector == e->sector && sp->dev == e->dev &&
+			    sp->pid == e->pid && sp->sector) {
+				sp->sector = 0;
+				return 0;	/* replaying the whole bio splits it again */
+			}
+		}
 		if (rp->conf.has_pid && e->pid != rp->conf.pid)
 			return 0;
 		pi = proc_of(rp, e->pid);
@@ -709,6 +742,13 @@ static void *run_proc(void *arg)
 			due = due_of(rp, io);
 			if (!rp->no_stall && due > now)
 				break;
+			if (io->sector < rp->devs[io->dev].base) {
+				/* Before the traced partition: nowhere to go. */
+				p->lag[next] = p->lat[next] = 0;
+				fail(p, EINVAL);
+				next++;
+				continue;
+			}
 			if (io->op == OP_FLUSH || io->op == OP_DISCARD ||
 			    (io->flags & F_PREFLUSH)) {
 				/* Keep the order: what is queued goes first. */
