@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * btcat - decode blktrace traces to the event lines `blkparse -q` prints,
- * or to one CSV row per event.  To be byte-identical with blkparse reading
- * a stream (`blkparse -q -i - < trace`) it processes records the way
- * blkparse does: in batches of 512 events, each sorted by time, device and
- * sequence (ties come out last read first); times relative to the smallest
- * time of the first batch; PROCESS notes applied when read, the first name
- * of a pid winning, so an event may take the name of a note that follows
- * it in the same batch.  Memory stays bounded by the batch.
+ * or to one CSV row per event.  To be byte-identical with blkparse it
+ * processes records in blkparse's order, with bounded memory:
+ *
+ * - one input (a stream, `blkparse -q -i - < trace`): batches of 512
+ *   events, each sorted by time, device and sequence (ties come out last
+ *   read first); times relative to the smallest time of the first batch;
+ * - several inputs (a per-CPU set, `blkparse -q -i NAME`): each read 512
+ *   events ahead, merged through blkparse's list ordered by next time (on
+ *   a tie the input just served stays first); times relative to the
+ *   earliest first event.
+ *
+ * PROCESS notes are applied as they are read ahead, the first name of a
+ * pid winning, so an event may take the name of a note that follows it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +34,23 @@ struct held {
 	size_t order;		/* read order, for blkparse's tie breaking */
 };
 
+/* Records read ahead, with copies of their payloads. */
+struct batch {
+	struct held *h;		/* BATCH_MAX entries */
+	size_t n, pos;		/* held, and next to print (merge mode) */
+	unsigned char *arena;
+	size_t len, cap;
+	size_t order;
+};
+
+/* One input of a merge, in blkparse's list of inputs by next time. */
+struct stream {
+	struct bt_reader *r;
+	struct batch b;
+	struct stream *next;
+	int done;
+};
+
 struct comm_slot {
 	uint32_t pid;
 	uint8_t used;
@@ -37,12 +60,10 @@ struct comm_slot {
 struct cat {
 	struct bt_opts o;
 	unsigned fmt_flags;
-	struct held *batch;
-	size_t nbatch;
-	unsigned char *arena;
-	size_t arena_len, arena_cap;
+	struct batch b;		/* stream mode */
 	uint64_t genesis;
-	int have_genesis;
+	uint64_t first;		/* bt_tool_next's, unused: filters are ours */
+	int failed;		/* an input had a bad record */
 	struct comm_slot *comm;
 	size_t comm_slots, comm_used;
 	char *out;
@@ -205,6 +226,109 @@ static void print_event(struct cat *c, const struct bt_event *e)
 
 /* ------------------------------------------------------------ batches */
 
+static void batch_init(struct cat *c, struct batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->h = malloc(BATCH_MAX * sizeof(*b->h));
+	if (!b->h)
+		die_nomem(c);
+}
+
+static void batch_hold(struct cat *c, struct batch *b, const struct bt_event *e)
+{
+	struct held *h = &b->h[b->n++];
+
+	if (b->cap - b->len < e->pdu_len) {
+		size_t cap = b->cap ? b->cap : 65536;
+		unsigned char *a;
+
+		while (cap - b->len < e->pdu_len)
+			cap *= 2;
+		a = realloc(b->arena, cap);
+		if (!a)
+			die_nomem(c);
+		b->arena = a;
+		b->cap = cap;
+	}
+	h->ev = *e;
+	h->pdu_off = b->len;
+	h->order = b->order++;
+	if (e->pdu_len)
+		memcpy(b->arena + b->len, e->pdu, e->pdu_len);
+	b->len += e->pdu_len;
+}
+
+/* Point the held events at their payload copies (the arena may move). */
+static void batch_fix(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		b->h[i].ev.pdu = b->h[i].ev.pdu_len ? b->arena + b->h[i].pdu_off
+						    : NULL;
+}
+
+static int batch_full(const struct batch *b, size_t counted)
+{
+	return counted == BATCH || b->n == BATCH_MAX || b->len > ARENA_MAX;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->h);
+	free(b->arena);
+}
+
+/*
+ * What blkparse does with a record as it reads it: 0 consumed (a note:
+ * PROCESS names its pid), 1 held and counted in the batch, 2 held but not
+ * counted (cgroup-flagged messages, which 1.2.0 consumes unseen).
+ */
+static int take(struct cat *c, const struct bt_event *e)
+{
+	if (!bt_event_is_note(e))
+		return 1;
+	/* 1.2.0 compares the whole action word, cgroup bit included. */
+	if (e->category != BT_TC_NOTIFY ||
+	    (e->has_cgroup && (c->fmt_flags & BT_FMT_V120)))
+		return 0;
+	if (e->action == BT_N_PROCESS) {
+		comm_note(c, e);
+		return 0;
+	}
+	if (e->action != BT_N_MESSAGE)
+		return 0;
+	return e->has_cgroup ? 2 : 1;
+}
+
+/*
+ * Read up to a batch from r; 0 at the end or after a bad record (its
+ * message printed, c->failed set).  Filters apply at print time: the
+ * origin of the times is the whole trace's.
+ */
+static size_t batch_read(struct cat *c, struct batch *b, struct bt_reader *r)
+{
+	static const struct bt_opts none = { .prog = NULL };
+	struct bt_opts raw = none;
+	struct bt_event e;
+	size_t counted = 0;
+	int rc, k;
+
+	raw.prog = c->o.prog;
+	b->n = b->pos = b->len = 0;
+	while (!batch_full(b, counted) &&
+	       (rc = bt_tool_next(&raw, r, &e, &c->first)) != 0) {
+		if (rc < 0) {
+			c->failed = 1;
+			break;
+		}
+		k = take(c, &e);
+		if (k)
+			batch_hold(c, b, &e);
+		counted += k == 1;
+	}
+	batch_fix(b);
+	return b->n;
+}
+
 static int before(const struct held *a, const struct held *b)
 {
 	if (a->ev.time != b->ev.time)
@@ -226,7 +350,6 @@ static void sort_batch(struct held *h, size_t n)
 		if (!before(&h[i], &h[i - 1]))
 			continue;
 		x = h[i];
-
 		while (j && before(&x, &h[j - 1])) {
 			h[j] = h[j - 1];
 			j--;
@@ -235,90 +358,118 @@ static void sort_batch(struct held *h, size_t n)
 	}
 }
 
-static void flush_batch(struct cat *c)
+/* One input: blkparse's pipe mode. */
+static void run_stream(struct cat *c, struct bt_reader *r)
 {
-	uint64_t min = UINT64_MAX;
+	struct batch *b = &c->b;
 
-	for (size_t i = 0; i < c->nbatch; i++) {
-		struct held *h = &c->batch[i];
+	batch_init(c, b);
+	while (batch_read(c, b, r)) {
+		uint64_t min = UINT64_MAX;
 
-		h->ev.pdu = h->ev.pdu_len ? c->arena + h->pdu_off : NULL;
-		if (!(bt_event_is_note(&h->ev) && h->ev.has_cgroup) &&
-		    h->ev.time < min)
-			min = h->ev.time;
+		for (size_t i = 0; i < b->n; i++) {
+			const struct bt_event *e = &b->h[i].ev;
+
+			if (!(bt_event_is_note(e) && e->has_cgroup) &&
+			    e->time < min)
+				min = e->time;
+		}
+		/* blkparse looks for its origin again while it is 0. */
+		if (!c->genesis && min != UINT64_MAX)
+			c->genesis = min;
+		sort_batch(b->h, b->n);
+		for (size_t i = 0; i < b->n; i++)
+			print_event(c, &b->h[i].ev);
+		if (c->failed)
+			break;
 	}
-	/* blkparse looks for its origin again while it is still 0. */
-	if (!c->genesis && min != UINT64_MAX)
-		c->genesis = min;
-	sort_batch(c->batch, c->nbatch);
-	for (size_t i = 0; i < c->nbatch; i++)
-		print_event(c, &c->batch[i].ev);
-	c->nbatch = 0;
-	c->arena_len = 0;
+	batch_free(b);
 }
 
-static void hold(struct cat *c, const struct bt_event *e, size_t order)
+/* ----------------------------------------------------- merge of inputs */
+
+static uint64_t peek(const struct stream *s)
 {
-	struct held *h = &c->batch[c->nbatch++];
-
-	if (c->arena_cap - c->arena_len < e->pdu_len) {
-		size_t cap = c->arena_cap ? c->arena_cap : 65536;
-		unsigned char *a;
-
-		while (cap - c->arena_len < e->pdu_len)
-			cap *= 2;
-		a = realloc(c->arena, cap);
-		if (!a)
-			die_nomem(c);
-		c->arena = a;
-		c->arena_cap = cap;
-	}
-	h->ev = *e;
-	h->pdu_off = c->arena_len;
-	h->order = order;
-	if (e->pdu_len)
-		memcpy(c->arena + c->arena_len, e->pdu, e->pdu_len);
-	c->arena_len += e->pdu_len;
+	return s->b.h[s->b.pos].ev.time;
 }
 
-/*
- * Read every input, batch by batch.  Returns BT_EXIT_DATA after a bad
- * record (what came before it still printed), else BT_EXIT_OK.
- */
-static int run(struct cat *c, struct bt_reader *r)
+/* Insert s before the first input whose next event is not earlier. */
+static void ms_insert(struct stream **head, struct stream *s)
 {
-	struct bt_opts raw = c->o;
-	struct bt_event e;
-	uint64_t first = UINT64_MAX;
-	size_t counted = 0, order = 0;
-	int rc, v120 = (c->fmt_flags & BT_FMT_V120) != 0;
+	struct stream *p = *head;
 
-	/* Filters apply at print time: the origin is the whole trace's. */
-	raw.has_dev = raw.has_pid = raw.has_window = false;
-	while ((rc = bt_tool_next(&raw, r, &e, &first)) > 0) {
-		if (bt_event_is_note(&e)) {
-			if (e.category != BT_TC_NOTIFY ||
-			    (e.has_cgroup && v120))
-				continue;	/* 1.2.0 matches the whole word */
-			if (e.action == BT_N_PROCESS) {
-				comm_note(c, &e);
-				continue;
-			}
-			if (e.action != BT_N_MESSAGE)
-				continue;
-			counted += !e.has_cgroup;
-		} else {
-			counted++;
+	if (!p || peek(s) < peek(p)) {
+		s->next = p;
+		*head = s;
+		return;
+	}
+	while (p->next && peek(p->next) < peek(s))
+		p = p->next;
+	s->next = p->next;
+	p->next = s;
+}
+
+static int ms_fill(struct cat *c, struct stream *s)
+{
+	if (!s->done && !batch_read(c, &s->b, s->r))
+		s->done = 1;
+	return !s->done;
+}
+
+/* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
+static void run_merge(struct cat *c, struct bt_reader *probe)
+{
+	size_t n = bt_reader_inputs(probe);
+	struct stream *s = calloc(n, sizeof(*s)), *head = NULL, *x;
+	uint64_t dups = 0, back = 0;
+
+	if (!s)
+		die_nomem(c);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = bt_reader_input_name(probe, i);
+		int rc = bt_reader_new(&s[i].r);
+
+		if (!rc)
+			rc = bt_reader_add(s[i].r, name);
+		if (rc < 0) {
+			fprintf(stderr, "%s: %s: %s\n", c->o.prog, name,
+				strerror(-rc));
+			exit(BT_EXIT_DATA);
 		}
-		hold(c, &e, order++);
-		if (counted == BATCH || c->nbatch == BATCH_MAX ||
-		    c->arena_len > ARENA_MAX) {
-			flush_batch(c);
-			counted = 0;
+		batch_init(c, &s[i].b);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ms_fill(c, &s[i]))
+			ms_insert(&head, &s[i]);
+	if (head)
+		c->genesis = peek(head);
+	while ((x = head)) {
+		print_event(c, &x->b.h[x->b.pos].ev);
+		if (++x->b.pos == x->b.n && !ms_fill(c, x)) {
+			head = x->next;
+			continue;
+		}
+		if (x->next && peek(x) > peek(x->next)) {
+			head = x->next;
+			ms_insert(&head, x);
 		}
 	}
-	flush_batch(c);
-	return rc < 0 ? BT_EXIT_DATA : BT_EXIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		struct bt_reader_stats st;
+
+		bt_reader_get_stats(s[i].r, &st);
+		dups += st.duplicates;
+		back += st.backwards;
+		bt_reader_free(s[i].r);
+		batch_free(&s[i].b);
+	}
+	free(s);
+	if (dups)
+		fprintf(stderr, "%s: warning: %" PRIu64
+			" duplicated events dropped\n", c->o.prog, dups);
+	if (back)
+		fprintf(stderr, "%s: warning: time went backwards %" PRIu64
+			" times\n", c->o.prog, back);
 }
 
 /* ------------------------------------------------------------ main */
@@ -380,17 +531,22 @@ int main(int argc, char **argv)
 {
 	static struct cat c;
 	struct bt_reader *r;
-	int rc;
+	int rc = BT_EXIT_OK;
 
 	parse_args(&c, argc, argv);
 	r = bt_tool_open(&c.o, argc, argv);
-	c.batch = malloc(BATCH_MAX * sizeof(*c.batch));
 	c.out = malloc(OUT_SIZE);
-	if (!c.batch || !c.out)
+	if (!c.out)
 		die_nomem(&c);
 	if (c.o.csv)
 		c.table = bt_tool_table(&c.o, csv_cols, 12);
-	rc = run(&c, r);
+	if (bt_reader_inputs(r) > 1) {
+		run_merge(&c, r);
+	} else {
+		run_stream(&c, r);
+		bt_tool_warnings(&c.o, r);
+	}
+	bt_reader_free(r);
 	if (c.table && bt_tool_table_done(&c.o, c.table))
 		rc = BT_EXIT_DATA;
 	out_flush(&c);
@@ -402,12 +558,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: warning: %" PRIu64
 			" records with an action blkparse does not print\n",
 			c.o.prog, c.skipped);
-	bt_tool_warnings(&c.o, r);
-	bt_reader_free(r);
-	free(c.batch);
 	free(c.out);
-	free(c.arena);
 	free(c.comm);
 	free(c.detail);
-	return rc;
+	return c.failed ? BT_EXIT_DATA : rc;
 }
