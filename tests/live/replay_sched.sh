@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# btreplay switches an explicit device's scheduler for the replay and puts
+# back the old one with its tunables afterwards: after a normal end, after
+# SIGINT and after SIGTERM.  --sched=cfq runs BFQ with slice_idle=8 and
+# low_latency=0 and says so; --sched-opt sets a tunable.  A scratch device
+# is gone after a normal end, SIGINT and even SIGKILL.
+set -u
+. "$(dirname "$0")/replay_common.bash"
+
+get_trace
+L=$(new_loop 64)
+n=$(kname "$L")
+grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
+grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
+echo mq-deadline >"/sys/block/$n/queue/scheduler"
+echo 321 >"/sys/block/$n/queue/iosched/read_expire"
+re=$(cat "/sys/block/$n/queue/iosched/read_expire")	# in jiffies: 324 at HZ=250
+nr=$(cat "/sys/block/$n/queue/nr_requests")
+before() {
+	[ "$(sched "$n")" = mq-deadline ] || fail "$1: scheduler $(sched "$n"), want mq-deadline back"
+	[ "$(cat "/sys/block/$n/queue/iosched/read_expire")" = "$re" ] ||
+		fail "$1: read_expire $(cat "/sys/block/$n/queue/iosched/read_expire"), want $re back"
+	[ "$(cat "/sys/block/$n/queue/nr_requests")" = "$nr" ] ||
+		fail "$1: nr_requests $(cat "/sys/block/$n/queue/nr_requests"), want $nr back"
+}
+
+# A whole replay under cfq (= bfq here) with a queue attribute changed.
+"$BTREPLAY" --device "$L" --write --sched=cfq --sched-opt nr_requests=32 \
+	"$TRACE" >"$T/out" 2>"$T/err" &
+pid=$!
+KIDS=("$pid")
+wait_sched "$n" bfq 5 || fail "scheduler during the replay: $(sched "$n"), want bfq"
+si=$(cat "/sys/block/$n/queue/iosched/slice_idle")
+ll=$(cat "/sys/block/$n/queue/iosched/low_latency")
+nq=$(cat "/sys/block/$n/queue/nr_requests")
+wait "$pid" || { cat "$T/err"; fail "btreplay exit $?"; }
+KIDS=()
+cat "$T/err"
+[ "$si" = 8 ] || fail "bfq slice_idle $si during the replay, want 8"
+[ "$ll" = 0 ] || fail "bfq low_latency $ll during the replay, want 0"
+[ "$nq" = 32 ] || fail "nr_requests $nq during the replay, want 32"
+grep -q 'using bfq' "$T/err" || fail "no note of the cfq -> bfq substitution"
+grep -q 'BFQ is not CFQ' "$T/err" || fail "no note that BFQ is not CFQ"
+grep -q '^btreplay: scheduler bfq on '"$n"' (was mq-deadline)$' "$T/err" ||
+	fail "no scheduler line"
+before "after the replay"
+
+# Interrupted: SIGINT and SIGTERM half way through a slowed-down replay.
+for sig in INT TERM; do
+	"$BTREPLAY" --device "$L" --write --sched=none --speed 0.1 "$TRACE" \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	KIDS=("$pid")
+	wait_sched "$n" none 5 || fail "scheduler during the replay: $(sched "$n"), want none"
+	sleep 0.5
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	KIDS=()
+	want=$((128 + $(kill -l "$sig")))
+	[ "$rc" = "$want" ] || { cat "$T/err"; fail "SIG$sig: exit $rc, want $want"; }
+	grep -q '^total' "$T/out" || fail "SIG$sig: no report"
+	before "after SIG$sig"
+done
+
+# Scratch devices vanish: after the end, after SIGINT, after SIGKILL.
+for how in end INT KILL; do
+	"$BTREPLAY" --speed "$([ $how = end ] && echo 4 || echo 0.1)" "$TRACE" \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	KIDS=("$pid")
+	for ((i = 0; i < 500; i++)); do
+		dev=$(grep -o 'scratch device /dev/loop[0-9]*' "$T/err" | head -1)
+		[ -n "$dev" ] && break
+		sleep 0.01
+	done
+	dev=${dev#scratch device /dev/}
+	[ -n "$dev" ] || fail "$how: no scratch device named"
+	[ $how = end ] || { sleep 0.3; kill -"$how" "$pid"; }
+	wait "$pid"
+	KIDS=()
+	for ((i = 0; i < 200; i++)); do
+		[ -e "/sys/block/$dev/loop/backing_file" ] || break
+		sleep 0.01
+	done
+	[ -e "/sys/block/$dev/loop/backing_file" ] &&
+		fail "$how: scratch $dev still attached to $(cat "/sys/block/$dev/loop/backing_file")"
+done
+echo ok
