@@ -500,6 +500,7 @@ struct bt_tracker;
 #define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired or evicted */
 #define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
 #define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
+#define BT_RQ_FRONT		(1u << 9)	/* front-merged before I: starts with a later bio */
 
 /* Where a request is in its life (bt_request.state). */
 enum bt_rq_state {
@@ -523,6 +524,8 @@ struct bt_request {
 	uint64_t g;		/* ns: G */
 	uint64_t i;		/* ns: first I */
 	uint64_t d;		/* ns: last D (after requeues, the one that completed) */
+	uint64_t i_last;	/* ns: last I (differs from i after a requeue) */
+	uint64_t d_first;	/* ns: first D (differs from d after a requeue) */
 	uint64_t c;		/* ns: last C (the final piece of a partial completion) */
 	uint64_t last;		/* ns: latest event folded in */
 	uint64_t q_off_sum;	/* ns: sum over the bios of (bio's Q - q) */

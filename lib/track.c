@@ -245,6 +245,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
 	x->rq.q = x->rq.g = x->rq.i = x->rq.d = x->rq.c = BT_TIME_NONE;
+	x->rq.i_last = x->rq.d_first = BT_TIME_NONE;
 	x->rq.last = ev->time;
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.pid = ev->pid;
@@ -508,8 +509,11 @@ static const struct bt_request *on_merge(struct bt_tracker *tr,
 		fold(tr, x, b);
 	x->remaining += ev->bytes;
 	x->rq.bytes = x->remaining;
-	if (!back)
+	if (!back) {
 		x->rq.sector = ev->sector;
+		if (x->rq.state < BT_RQS_INSERTED)
+			x->rq.flags |= BT_RQ_FRONT;
+	}
 	touch(tr, x, ev->time);
 	reindex(tr, x);
 	return &x->rq;
@@ -550,6 +554,7 @@ static const struct bt_request *on_insert(struct bt_tracker *tr,
 	x->rq.state = BT_RQS_INSERTED;
 	if (x->rq.i == BT_TIME_NONE)
 		x->rq.i = ev->time;
+	x->rq.i_last = ev->time;
 	reindex(tr, x);
 	return &x->rq;
 }
@@ -563,6 +568,8 @@ static const struct bt_request *on_issue(struct bt_tracker *tr,
 		x->rq.flags |= BT_RQ_DIRECT;
 	x->rq.state = BT_RQS_ISSUED;
 	x->rq.d = ev->time;
+	if (x->rq.d_first == BT_TIME_NONE)
+		x->rq.d_first = ev->time;
 	x->d_sector = ev->sector;
 	/* The driver's view wins: bytes and flags as dispatched. */
 	x->rq.bytes = x->remaining = ev->bytes;

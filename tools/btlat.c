@@ -171,23 +171,57 @@ static void print_each(struct lat *l, const struct bt_request *rq)
 	bt_table_end_row(l->t);
 }
 
+/*
+ * btt times the stages as the events come, once per I and per D: a
+ * requeued request gives G to I and I to D twice, and a request that never
+ * completes still gives the stages it went through.
+ */
+static void add_btt_stages(struct lat *l, struct bt_dist *m,
+			   const struct bt_request *rq)
+{
+	int again = rq->nrequeue && have(rq->d_first, rq->i_last);
+
+	if (have(rq->q, rq->g))
+		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
+	/* G to I is timed on the first bio: gone when a front merge came first */
+	if (have(rq->g, rq->i) && !(rq->flags & BT_RQ_FRONT)) {
+		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
+		if (again && rq->i_last != rq->i)
+			add(l, &m[M_G2I], delta(l, rq->g, rq->i_last), 1);
+	}
+	/* I to D likewise, and a split first bio is never inside the D */
+	if (have(rq->i, rq->d) && !(rq->qsplit & 1)) {
+		if (again) {
+			add(l, &m[M_I2D], delta(l, rq->i, rq->d_first), 1);
+			add(l, &m[M_I2D], delta(l, rq->i_last, rq->d), 1);
+		} else {
+			add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
+		}
+	}
+}
+
 static void on_done(const struct bt_request *rq, void *arg)
 {
 	struct lat *l = arg;
 	struct bt_dist *m;
+	int unfinished = (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) != 0;
 
-	if (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN))
-		return;
 	if (l->has_pid && rq->pid != l->want_pid)
 		return;
+	if (unfinished && !l->btt)
+		return;
 	if (l->each) {
-		print_each(l, rq);
+		if (!unfinished)
+			print_each(l, rq);
 		return;
 	}
 	m = grp_get(l, rq->dev, rq->pid)->m[op_index(rq->op)];
 	if (l->btt) {
 		/* btt ignores events without data and bios it never saw. */
 		if (!rq->bytes || !rq->nbios)
+			return;
+		add_btt_stages(l, m, rq);
+		if (unfinished)
 			return;
 		if (have(rq->q, rq->c))
 			add_per_bio(l, &m[M_Q2C], rq, rq->c);
@@ -196,14 +230,14 @@ static void on_done(const struct bt_request *rq, void *arg)
 		if (have(rq->d, rq->c))
 			add(l, &m[M_D2C], delta(l, rq->d, rq->c), rq->nbios -
 			    (uint32_t)__builtin_popcount(rq->qsplit));
-	} else {
-		if (have(rq->q, rq->c))
-			add(l, &m[M_Q2C], delta(l, rq->q, rq->c), 1);
-		if (have(rq->q, rq->d))
-			add(l, &m[M_Q2D], delta(l, rq->q, rq->d), 1);
-		if (have(rq->d, rq->c))
-			add(l, &m[M_D2C], delta(l, rq->d, rq->c), 1);
+		return;
 	}
+	if (have(rq->q, rq->c))
+		add(l, &m[M_Q2C], delta(l, rq->q, rq->c), 1);
+	if (have(rq->q, rq->d))
+		add(l, &m[M_Q2D], delta(l, rq->q, rq->d), 1);
+	if (have(rq->d, rq->c))
+		add(l, &m[M_D2C], delta(l, rq->d, rq->c), 1);
 	if (have(rq->q, rq->g))
 		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
 	if (have(rq->g, rq->i))

@@ -246,6 +246,8 @@ static void test_tracker_requeue_goes_round_again(void **state)
 	assert_true(f->got.rq[0].flags & BT_RQ_REQUEUED);
 	assert_int_equal(f->got.rq[0].nrequeue, 1);
 	assert_int_equal(f->got.rq[0].i, 3 * US);
+	assert_int_equal(f->got.rq[0].i_last, 6 * US);
+	assert_int_equal(f->got.rq[0].d_first, 4 * US);
 	assert_int_equal(f->got.rq[0].d, 7 * US);
 	fx_free(f);
 }
