@@ -66,7 +66,6 @@ int bt_blkdev_info(const char *path, struct bt_blkdev *b)
 	char sys[PATH_MAX], real[PATH_MAX], buf[64];
 	struct stat st;
 	const char *slash;
-	int fd;
 
 	memset(b, 0, sizeof(*b));
 	if (stat(path, &st) < 0)
@@ -97,17 +96,14 @@ int bt_blkdev_info(const char *path, struct bt_blkdev *b)
 		if (read_line(sys, buf, sizeof(buf)) > 0)
 			b->part_start = strtoull(buf, NULL, 10);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, BLKGETSIZE64, &b->size) < 0 ||
-	    ioctl(fd, BLKSSZGET, &b->lbs) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	close(fd);
+	/* From sysfs only: the device node may be closed to us (the root disk). */
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", b->name);
+	if (read_line(sys, buf, sizeof(buf)) <= 0)
+		return -EIO;
+	b->size = strtoull(buf, NULL, 10) * 512;
+	snprintf(sys, sizeof(sys), "/sys/block/%s/queue/logical_block_size", b->disk);
+	b->lbs = read_line(sys, buf, sizeof(buf)) > 0 ?
+		(unsigned)strtoul(buf, NULL, 10) : 512;
 	return 0;
 }
 
@@ -335,6 +331,8 @@ int bt_blkdev_check(const char *path, const struct bt_blkdev *b,
 			if (stacked_on(rdev, parts[i], 0))
 				s->reasons |= BT_BLK_ROOT;
 	}
+	if (s->reasons & BT_BLK_ROOT)
+		return 0;	/* final: nothing else is looked at, nothing opened */
 	if (mounted_where(b->dev, b->name, s->mounted, sizeof(s->mounted)))
 		s->reasons |= BT_BLK_MOUNTED;
 	for (int i = 0; i < np && !(s->reasons & BT_BLK_MOUNTED); i++)

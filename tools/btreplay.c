@@ -336,7 +336,7 @@ static void check_target(struct replay *x, struct target *t,
 		die(x, EXIT_REFUSED, "%s: refused: open elsewhere (O_EXCL: busy); "
 		    "--force to replay anyway", t->path);
 	if (s.reasons & BT_BLK_SIGNATURE)
-		die(x, EXIT_REFUSED, "%s: refused: it carries a %s signature; "
+		die(x, EXIT_REFUSED, "%s: refused: it carries a signature (%s); "
 		    "--force to replay anyway", t->path, s.signature);
 }
 
