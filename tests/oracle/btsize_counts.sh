@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# btsize's histograms against the events counted from blkparse's text: on
+# every trace in sample-traces/ and $SHARED/traces/*/ (and the synthetic
+# trace of tests/cli/btmerge/mkreq.pl), each (device, op, power-of-two
+# bucket) count of `btsize` must equal the D lines of `blkparse -q` in that
+# bucket, and those of `btsize --at=Q` the Q lines; the counts of every
+# device and op add up to the number of D (or Q) lines.  Op from the rwbs
+# column: D discard, F a flush without data, N anything else without
+# data, W write, R read.  blkparse 1.2.0 drops cgroup-flagged records
+# ("Bad fs action", FORMAT.md): for such traces the lines of btcat, which
+# prints them, are counted instead, and the test says so.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+SHARED=${SHARED:-$TOP/../shared}
+BIN=${BTKIT_BIN:-$TOP/build/bin}
+
+if ! command -v blkparse >/dev/null; then
+	echo "blkparse not installed (Debian package blktrace)"
+	exit 77
+fi
+for t in btsize btcat; do
+	if [ ! -x "$BIN/$t" ]; then
+		echo "$t not built: $BIN/$t"
+		exit 77
+	fi
+done
+
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
+traces=()
+shopt -s nullglob
+for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/*; do
+	case $f in
+	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
+	esac
+done
+traces+=("$tmp/mkreq.bin")
+
+# "dev op lo hi count" for the lines of action ACT (PC requests left out).
+count_awk='
+$6 == act && $9 !~ /^\(/ {
+	b = ($9 == "+") ? $10 * 512 : 0
+	if ($7 ~ /D/) op = "D"
+	else if (b == 0) op = ($7 ~ /^F/) ? "F" : "N"
+	else if ($7 ~ /W/) op = "W"
+	else op = "R"
+	lo = 0; hi = 0
+	if (b > 0) { lo = 1; while (lo * 2 <= b) lo *= 2; hi = lo * 2 - 1 }
+	n[$1 " " op " " lo " " hi]++
+}
+END { for (k in n) print k, n[k] }'
+
+failed=0
+for f in "${traces[@]}"; do
+	name=${f#"$TOP"/}
+	name=${name#"$SHARED"/}
+	name=${name/#$tmp\//synthetic }
+	plain=$f
+	case $f in
+	*.gz) plain=$tmp/plain; gzip -dc "$f" >"$plain" || { echo "FAIL $name: gzip"; failed=1; continue; } ;;
+	esac
+	timeout 300 blkparse -q -i - <"$plain" >"$tmp/lines" 2>"$tmp/bp.err"
+	bad_fs=$(cat "$tmp/lines" "$tmp/bp.err" | grep -c 'Bad fs action')
+	if [ "$bad_fs" -gt 0 ]; then
+		echo "note $name: blkparse 1.2.0 drops $bad_fs cgroup-flagged records: counting btcat's lines"
+		"$BIN/btcat" "$f" >"$tmp/lines" 2>/dev/null
+	fi
+	bad=0 msg=
+	for at in D Q; do
+		awk -v act="$at" "$count_awk" "$tmp/lines" | sort >"$tmp/want"
+		"$BIN/btsize" -H --at=$at "$f" 2>/dev/null |
+			awk '$5 > 0 { print $1, $2, $3, $4, $5 }' | sort >"$tmp/got"
+		lines=$(awk -v act="$at" '$6 == act && $9 !~ /^\(/' "$tmp/lines" | wc -l)
+		sum=$(awk '{ s += $5 } END { print s + 0 }' "$tmp/got")
+		msg="${msg}${msg:+, }$lines $at"
+		if ! cmp -s "$tmp/want" "$tmp/got"; then
+			echo "FAIL $name --at=$at: btsize differs from the $at lines"
+			diff "$tmp/want" "$tmp/got" | head -10 | sed 's/^/    /'
+			bad=1
+		elif [ "$sum" -ne "$lines" ]; then
+			echo "FAIL $name --at=$at: counts add up to $sum, $lines $at lines"
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] && echo "ok $name: $msg lines counted alike"
+	failed=$((failed | bad))
+done
+exit $failed
