@@ -228,7 +228,7 @@ static void test_format_wide_fields_and_wrapped_time(void **state)
 			       4000000000u, UINT64_MAX, 512);
 
 	(void)state;
-	d.dev = BT_DEV_MAKE(4095, 1048575);
+	d.dev = BT_DEV_MAKE(4095u, 1048575u);
 	check(&d, 615972, NULL, 0,
 	      "4095,1048575  3 -1294967296     0.000615972 4000000000  D   W 18446744073709551615 + 1 [(null)]\n");
 	/* An event before the origin wraps like blkparse's unsigned time. */
