@@ -1,0 +1,1 @@
+btcapture -a reads -d /dev/null -o -

@@ -1,0 +1,1 @@
+btcapture -b 0 -d /dev/null -o -

@@ -1,0 +1,1 @@
+btcapture -x -d /dev/null -o -

@@ -1,0 +1,1 @@
+btcapture --via=magic -d /dev/null -o -

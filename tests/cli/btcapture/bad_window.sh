@@ -1,0 +1,1 @@
+btcapture -w -1 -d /dev/null -o -

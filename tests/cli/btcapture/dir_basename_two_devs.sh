@@ -1,0 +1,1 @@
+btcapture -d /dev/null -d /dev/zero -D /tmp -o x

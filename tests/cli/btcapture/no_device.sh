@@ -1,0 +1,1 @@
+btcapture -o /dev/null
