@@ -264,7 +264,7 @@ static void done_one(struct bt_replay *rp, const struct pend *e)
 }
 
 static int pend_add(struct bt_replay *rp, uint32_t dev, uint64_t sector,
-		    uint32_t nsect, uint32_t proc, uint8_t kind)
+		    uint32_t nsect, uint32_t proc, uint8_t kind, int counted)
 {
 	struct pend *e;
 	size_t h;
@@ -298,7 +298,7 @@ static int pend_add(struct bt_replay *rp, uint32_t dev, uint64_t sector,
 	while (rp->pend[h].sector)
 		h = (h + 1) & (rp->pendcap - 1);
 	rp->pend[h] = (struct pend){ sector + 1, dev, nsect, proc, kind,
-				     (uint8_t)(kind == (rp->conf.from_d ?
+				     (uint8_t)(counted && kind == (rp->conf.from_d ?
 							BT_A_ISSUE : BT_A_QUEUE)) };
 	rp->npend++;
 	return 0;
@@ -329,9 +329,8 @@ static uint32_t pend_complete(struct bt_replay *rp, uint32_t dev,
 		pend_del(rp, e);
 		if (cur.nsect > end - sector && nsect) {
 			/* Split: the rest waits for its own completion. */
-			if (pend_add(rp, dev, end, cur.nsect - (uint32_t)(end - sector),
-				     cur.proc, kind) < 0)
-				break;
+			pend_add(rp, dev, end, cur.nsect - (uint32_t)(end - sector),
+				 cur.proc, kind, 0);
 			break;
 		}
 		if (count)
@@ -441,8 +440,22 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 		struct split *sp = &rp->splits[rp->nsplit++ % NSPLITS];
 		uint64_t second;
 
-		if (bt_event_split(e, &second) == 0)
-			*sp = (struct split){ second, e->dev, e->pid };
+		struct pend *q;
+
+		if (bt_event_split(e, &second) < 0)
+			return 0;
+		*sp = (struct split){ second, e->dev, e->pid };
+		/*
+		 * Two bios now, whose requests may be dispatched and completed
+		 * in any order: the outstanding entry becomes two.
+		 */
+		q = pend_find(rp, e->dev, e->sector);
+		if (q && second > e->sector && second - e->sector < q->nsect) {
+			uint32_t rest = q->nsect - (uint32_t)(second - e->sector);
+
+			q->nsect = (uint32_t)(second - e->sector);
+			return pend_add(rp, e->dev, second, rest, q->proc, q->kind, 0);
+		}
 		return 0;
 	}
 	case BT_A_QUEUE:
@@ -469,12 +482,12 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 			if (op == OP_FLUSH)
 				return 0;
 			return pend_add(rp, e->dev, e->sector, e->bytes >> 9,
-					(uint32_t)pi, BT_A_QUEUE);
+					(uint32_t)pi, BT_A_QUEUE, 1);
 		}
 		rc = add_io(rp, (uint32_t)pi, e, op, flags);
 		if (rc == 0 && op != OP_FLUSH)
 			rc = pend_add(rp, e->dev, e->sector, e->bytes >> 9,
-				      (uint32_t)pi, BT_A_QUEUE);
+				      (uint32_t)pi, BT_A_QUEUE, 1);
 		return rc;
 	case BT_A_ISSUE:
 		if (!rp->conf.from_d)
@@ -499,7 +512,7 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 		rc = add_io(rp, owner, e, op, flags);
 		if (rc == 0 && op != OP_FLUSH)
 			rc = pend_add(rp, e->dev, e->sector, e->bytes >> 9, owner,
-				      BT_A_ISSUE);
+				      BT_A_ISSUE, 1);
 		return rc;
 	case BT_A_COMPLETE:
 		pend_complete(rp, e->dev, e->sector, e->bytes >> 9,

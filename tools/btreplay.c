@@ -120,7 +120,8 @@ static void parse(struct replay *x, int argc, char **argv)
 	bt_opts_init(&x->o, argv[0]);
 	x->speed = 1.0;
 	x->cap_fd = -1;
-	while ((c = getopt_long(argc, argv, BT_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	opterr = 0;	/* our messages name the program without its path */
+	while ((c = getopt_long(argc, argv, ":" BT_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		if (bt_opts_common(&x->o, c, optarg))
 			continue;
 		switch (c) {
@@ -158,8 +159,17 @@ static void parse(struct replay *x, int argc, char **argv)
 				bt_usage_error(&x->o, "bad --from '%s' (want Q or D)", optarg);
 			x->from_d = optarg[0] == 'D';
 			break;
+		case ':':
+			if (!strncmp(argv[optind - 1], "--", 2))
+				bt_usage_error(&x->o, "option '%s' requires an argument",
+					       argv[optind - 1]);
+			bt_usage_error(&x->o, "option requires an argument -- '%c'",
+				       optopt);
 		default:
-			bt_usage_error(&x->o, "unknown option");
+			if (optopt)
+				bt_usage_error(&x->o, "invalid option -- '%c'", optopt);
+			bt_usage_error(&x->o, "unrecognized option '%s'",
+				       argv[optind - 1]);
 		}
 	}
 	if (x->no_stall && x->speed != 1.0)
@@ -554,8 +564,8 @@ static void run(struct replay *x, int64_t nios)
 	cleanup(x);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
-	fprintf(stderr, "%s: replayed %" PRIu64 " of %" PRId64 " I/Os from %zu "
-		"processes in %.6f s (%.0f IOPS)\n", x->o.prog, tot.ios, nios,
+	fprintf(stderr, "%s: replayed %" PRIu64 " of %" PRId64 " I/Os by %zu "
+		"threads in %.6f s (%.0f IOPS)\n", x->o.prog, tot.ios, nios,
 		bt_replay_nprocs(x->rp), secs, secs > 0 ? (double)tot.ios / secs : 0.0);
 }
 

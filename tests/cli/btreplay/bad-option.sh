@@ -1,0 +1,5 @@
+btreplay --bogus x.bin
+echo "exit $?"
+btreplay -x x.bin
+echo "exit $?"
+btreplay x.bin --device

@@ -1,0 +1,23 @@
+# Sourced by the btreplay CLI tests: a sparse regular file as the target
+# (no root needed), the timing columns cut away (they vary from run to
+# run), and the "replayed ... IOPS" line, whose time varies, dropped.
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+NVME=$SHARED/traces/nvme-readahead-2020/sample.blktrace.0
+# replay SIZE ARGS...: btreplay --device FILE-of-SIZE ARGS; stable columns.
+replay() {
+	local size=$1 rc
+	shift
+	rm -f "$tmp/dev"
+	truncate -s "$size" "$tmp/dev"
+	btreplay --device "$tmp/dev" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if grep -q , "$tmp/out"; then cut -d, -f1-4,10 "$tmp/out"; else cut -f1-4,10 "$tmp/out"; fi
+	sed -e "s|$tmp|TMP|g" -e "s/in [0-9.]* s ([0-9]* IOPS)/in T s (N IOPS)/" "$tmp/err" >&2
+	return $rc
+}
+# gen: the bench generator's small synthetic trace (partition 8,1 of 8,0).
+gen() {
+	mkdir -p "$tmp/gen"
+	btgen -n 20000 -o "$tmp/gen" -b g >/dev/null 2>&1 || { echo "btgen failed" >&2; exit 99; }
+	echo "$tmp/gen/g.bin"
+}

@@ -1,0 +1,1 @@
+btreplay --device /dev/null no/such/trace.bin
