@@ -560,7 +560,8 @@ int64_t bt_replay_loaded(struct bt_replay *rp)
 		rp->procs[j++] = rp->procs[i];
 	}
 	rp->nprocs = j;
-	qsort(rp->procs, rp->nprocs, sizeof(*rp->procs), cmp_proc);
+	if (j)
+		qsort(rp->procs, rp->nprocs, sizeof(*rp->procs), cmp_proc);
 	for (size_t i = 0; i < rp->nprocs; i++) {
 		struct proc *p = &rp->procs[i];
 
@@ -920,6 +921,8 @@ static uint64_t rank(const uint64_t *v, size_t n, double q)
 static void fill(struct bt_replay_proc *out, uint64_t *lat, uint64_t *lag,
 		 size_t n)
 {
+	if (!n)
+		return;
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	qsort(lag, n, sizeof(*lag), cmp_u64);
 	out->lat_p50 = rank(lat, n, 0.5);

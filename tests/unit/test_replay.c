@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_replay.c - the replay engine: what loading keeps (one list per pid,
+ * the most I/Os each had in flight, split remainders not replayed twice,
+ * D requests owned by the pid of their first bio, flush requests by the
+ * pid of the flush bio, a partition's start from its remaps, -p), and a
+ * run onto a temporary file: offsets land where the trace says, results
+ * per pid, the absolute schedule holds I/O back, stop before the start
+ * issues nothing.  Also the legacy scheduler names of lib/blkdev.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "btkit.h"
+
+#define DEV	BT_DEV_MAKE(8, 0)
+#define PART	BT_DEV_MAKE(8, 1)
+#define MS	1000000ull
+
+static struct bt_event ev(uint64_t t, uint32_t act, uint32_t cat, uint32_t pid,
+			  uint64_t sector, uint32_t bytes)
+{
+	struct bt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = t;
+	e.action = act;
+	e.category = cat;
+	e.pid = pid;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.dev = DEV;
+	e.version = 7;
+	return e;
+}
+
+static void feed(struct bt_replay *rp, struct bt_event e)
+{
+	assert_int_equal(bt_replay_feed(rp, &e), 0);
+}
+
+static struct bt_replay *new_rp(int from_d)
+{
+	struct bt_replay_conf c = { 0 };
+	struct bt_replay *rp;
+
+	c.from_d = (uint8_t)from_d;
+	assert_int_equal(bt_replay_new(&rp, &c), 0);
+	return rp;
+}
+
+/* Run onto a fresh temporary file; skip where io_uring is not allowed. */
+static int run_on_file(struct bt_replay *rp, int no_stall, double speed)
+{
+	char path[] = "/tmp/test_replay.XXXXXX";
+	struct bt_replay_opts o = { speed, no_stall };
+	int fd = mkstemp(path), rc;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	for (size_t i = 0; i < bt_replay_ndevs(rp); i++)
+		assert_int_equal(bt_replay_target(rp, i, fd, 0), 0);
+	rc = bt_replay_run(rp, &o);
+	if (rc == -ENOSYS || rc == -EPERM) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	return fd;
+}
+
+static void test_replay_depth_from_completions(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	(void)state;
+
+	/* pid 10: three reads in flight at once; pid 20: one at a time. */
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_READ, 10, 0, 4096));
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_READ, 10, 8, 4096));
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_READ, 10, 16, 4096));
+	feed(rp, ev(2 * MS, BT_A_QUEUE, BT_TC_READ, 20, 100, 4096));
+	/* One request of two merged bios completes both. */
+	feed(rp, ev(3 * MS, BT_A_COMPLETE, BT_TC_READ, 0, 0, 8192));
+	feed(rp, ev(3 * MS, BT_A_COMPLETE, BT_TC_READ, 0, 100, 4096));
+	feed(rp, ev(4 * MS, BT_A_QUEUE, BT_TC_READ, 20, 200, 4096));
+	feed(rp, ev(4 * MS, BT_A_QUEUE, BT_TC_READ, 10, 24, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 6);
+	assert_int_equal(bt_replay_nprocs(rp), 2);
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.pid, 10);
+	assert_int_equal(p.depth, 3);
+	assert_int_equal(p.ios, 4);
+	assert_int_equal(p.bytes, 4 * 4096);
+	assert_int_equal(p.errors, 0);
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.pid, 20);
+	assert_int_equal(p.depth, 1);
+	bt_replay_proc_get(rp, 2, &p);
+	assert_int_equal(p.pid, 0);
+	assert_int_equal(p.ios, 6);
+	bt_replay_free(rp);
+}
+
+static void test_replay_split_remainder_not_replayed(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	struct bt_event x = ev(1 * MS, BT_A_SPLIT, BT_TC_WRITE, 7, 1000, 1 << 20);
+	unsigned char pdu[8] = { 0, 0, 0, 0, 0, 0, 0x05, 0xe8 };	/* be64 1512 */
+	(void)state;
+
+	x.pdu = pdu;
+	x.pdu_len = sizeof(pdu);
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1000, 1 << 20));
+	feed(rp, x);
+	/* The kernel queues the second piece again: not new I/O. */
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1512, 1 << 19));
+	feed(rp, ev(2 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1512, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.bytes, (1 << 20) + 4096);
+	bt_replay_free(rp);
+}
+
+static void test_replay_d_owner_is_first_bio(void **state)
+{
+	struct bt_replay *rp = new_rp(1);
+	struct bt_replay_dev d;
+	struct bt_replay_proc p;
+	(void)state;
+
+	/* pid 5's two bios merge into one request that kworker 99 dispatches. */
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE | BT_TC_SYNC, 5, 64, 4096));
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE | BT_TC_SYNC, 5, 72, 4096));
+	feed(rp, ev(1 * MS, BT_A_BACKMERGE, BT_TC_WRITE | BT_TC_SYNC, 5, 72, 4096));
+	feed(rp, ev(2 * MS, BT_A_ISSUE, BT_TC_WRITE | BT_TC_SYNC | BT_TC_ISSUE,
+		    99, 64, 8192));
+	/* pid 6's empty preflush: the flush request (no Q) is pid 6's. */
+	feed(rp, ev(3 * MS, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH | BT_TC_SYNC,
+		    6, 0, 0));
+	feed(rp, ev(4 * MS, BT_A_ISSUE, BT_TC_FLUSH | BT_TC_ISSUE, 99, 0, 0));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	assert_int_equal(bt_replay_nprocs(rp), 2);
+	bt_replay_dev_get(rp, 0, &d);
+	assert_int_equal(d.writes, 1);
+	assert_int_equal(d.flushes, 1);
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.pid, 5);
+	assert_int_equal(p.bytes, 8192);
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.pid, 6);
+	assert_int_equal(p.ios, 1);
+	assert_int_equal(p.errors, 0);
+	bt_replay_free(rp);
+}
+
+static void test_replay_counts_per_device(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_dev d;
+	(void)state;
+
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_READ, 1, 8, 4096));
+	feed(rp, ev(2, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FUA | BT_TC_SYNC, 1, 16, 4096));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH | BT_TC_FUA, 1, 24, 4096));
+	feed(rp, ev(4, BT_A_QUEUE, BT_TC_WRITE | BT_TC_DISCARD, 1, 2048, 1 << 20));
+	feed(rp, ev(5, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 1, 0, 0));
+	/* Nothing to replay: a 0-byte bio that is no flush; a note. */
+	feed(rp, ev(6, BT_A_QUEUE, BT_TC_READ, 1, 0, 0));
+	feed(rp, ev(7, BT_N_PROCESS, BT_TC_NOTIFY, 1, 0, 0));
+	assert_int_equal(bt_replay_loaded(rp), 5);
+	assert_int_equal(bt_replay_ndevs(rp), 1);
+	bt_replay_dev_get(rp, 0, &d);
+	assert_int_equal(d.dev, DEV);
+	assert_int_equal(d.reads, 1);
+	assert_int_equal(d.writes, 2);
+	assert_int_equal(d.fua, 2);
+	assert_int_equal(d.discards, 1);
+	assert_int_equal(d.flushes, 1);
+	assert_int_equal(d.extent, 2048 * 512 + (1 << 20));
+	bt_replay_free(rp);
+}
+
+static void test_replay_partition_base_from_remap(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_dev d;
+	/* be32 from 8,1, be32 to 8,0, be64 partition sector 8 */
+	unsigned char pdu[16] = { 0x00, 0x80, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00,
+				  0, 0, 0, 0, 0, 0, 0, 8 };
+	struct bt_event a = ev(1, BT_A_REMAP, BT_TC_READ, 3, 2048 + 8, 4096);
+	struct bt_event q = ev(1, BT_A_QUEUE, BT_TC_READ, 3, 2048 + 8, 4096);
+	(void)state;
+
+	/* A trace of the partition: its dev_t on every record. */
+	a.dev = q.dev = PART;
+	a.pdu = pdu;
+	a.pdu_len = sizeof(pdu);
+	feed(rp, a);
+	feed(rp, q);
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	bt_replay_dev_get(rp, 0, &d);
+	assert_int_equal(d.dev, PART);
+	assert_int_equal(d.base, 2048);
+	assert_int_equal(d.extent, 8 * 512 + 4096);
+	bt_replay_free(rp);
+}
+
+static void test_replay_pid_filter(void **state)
+{
+	struct bt_replay_conf c = { 0 };
+	struct bt_replay *rp;
+	struct bt_replay_proc p;
+	(void)state;
+
+	c.has_pid = 1;
+	c.pid = 2;
+	assert_int_equal(bt_replay_new(&rp, &c), 0);
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	feed(rp, ev(2, BT_A_QUEUE, BT_TC_READ, 2, 8, 4096));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_READ, 2, 16, 4096));
+	feed(rp, ev(4, BT_A_COMPLETE, BT_TC_READ, 0, 8, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	assert_int_equal(bt_replay_nprocs(rp), 1);
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.pid, 2);
+	assert_int_equal(p.depth, 2);
+	bt_replay_free(rp);
+}
+
+static void test_replay_writes_land_at_their_offset(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	unsigned char buf[4096];
+	int fd;
+	(void)state;
+
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_WRITE, 4, 16, 4096));
+	feed(rp, ev(2, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FUA, 4, 48, 4096));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 4, 0, 0));
+	assert_int_equal(bt_replay_loaded(rp), 3);
+	fd = run_on_file(rp, 0, 1.0);
+	assert_int_equal(pread(fd, buf, 4096, 0), 4096);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(pread(fd, buf, 4096, 16 * 512), 4096);
+	assert_int_equal(buf[0], 0xa5);
+	assert_int_equal(buf[4095], 0xa5);
+	assert_int_equal(pread(fd, buf, 4096, 32 * 512), 4096);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(pread(fd, buf, 4096, 48 * 512), 4096);
+	assert_int_equal(buf[0], 0xa5);
+	close(fd);
+	bt_replay_free(rp);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void test_replay_schedule_holds_io_back(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	uint64_t t;
+	(void)state;
+
+	/* 60 ms apart in the trace: at speed 2 the run lasts at least 30 ms. */
+	feed(rp, ev(1000 * MS, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	feed(rp, ev(1060 * MS, BT_A_QUEUE, BT_TC_READ, 1, 8, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	t = mono_ms();
+	close(run_on_file(rp, 0, 2.0));
+	assert_true(mono_ms() - t >= 30);
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.ios, 2);
+	assert_true(p.lag_max < 1000 * MS);
+	bt_replay_free(rp);
+}
+
+static void test_replay_stop_before_start_issues_nothing(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	(void)state;
+
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	bt_replay_stop(rp);
+	close(run_on_file(rp, 0, 1.0));
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.ios, 0);
+	bt_replay_free(rp);
+}
+
+static void test_replay_run_needs_targets(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_opts o = { 1.0, 0 };
+	(void)state;
+
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	assert_int_equal(bt_replay_run(rp, &o), -EINVAL);	/* not loaded */
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	assert_int_equal(bt_replay_run(rp, &o), -EBADF);
+	assert_int_equal(bt_replay_target(rp, 1, 0, 0), -EINVAL);
+	bt_replay_free(rp);
+}
+
+static void test_blkdev_legacy_names(void **state)
+{
+	struct bt_blkdev b;
+	(void)state;
+
+	assert_string_equal(bt_blkdev_sched_legacy("noop"), "none");
+	assert_string_equal(bt_blkdev_sched_legacy("deadline"), "mq-deadline");
+	assert_string_equal(bt_blkdev_sched_legacy("cfq"), "bfq");
+	assert_string_equal(bt_blkdev_sched_legacy("as"), "bfq");
+	assert_null(bt_blkdev_sched_legacy("bfq"));
+	assert_null(bt_blkdev_sched_legacy("kyber"));
+	assert_int_equal(bt_blkdev_info("/dev/null", &b), -ENOTBLK);
+	assert_int_equal(bt_blkdev_info("/no/such/device", &b), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay_depth_from_completions),
+		cmocka_unit_test(test_replay_split_remainder_not_replayed),
+		cmocka_unit_test(test_replay_d_owner_is_first_bio),
+		cmocka_unit_test(test_replay_counts_per_device),
+		cmocka_unit_test(test_replay_partition_base_from_remap),
+		cmocka_unit_test(test_replay_pid_filter),
+		cmocka_unit_test(test_replay_writes_land_at_their_offset),
+		cmocka_unit_test(test_replay_schedule_holds_io_back),
+		cmocka_unit_test(test_replay_stop_before_start_issues_nothing),
+		cmocka_unit_test(test_replay_run_needs_targets),
+		cmocka_unit_test(test_blkdev_legacy_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
