@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -96,8 +98,8 @@ struct bt_capture {
 	int stopfd[2];
 	pthread_t thr;
 	bool thr_running;
-	volatile int stopping;
-	volatile int thr_err;		/* -errno when the thread failed */
+	atomic_int stopping;
+	atomic_int thr_err;		/* -errno when the thread failed */
 	char thr_msg[128];
 
 	/* reorder window: slot ids sorted by time in a ring */
@@ -865,6 +867,9 @@ static void *reader_thread(void *arg)
 		r = window_emit_upto(c, t0 > SLACK_NS ? t0 - SLACK_NS : 0, false);
 		if (r >= 0 && stop)
 			r = window_emit_upto(c, 0, true);
+		/* a reader at the other end of a pipe sees events as they come */
+		if (r >= 0 && !c->merged.gz && c->merged.len)
+			r = out_flush(&c->merged);
 		if (r < 0) {
 			snprintf(c->thr_msg, sizeof(c->thr_msg),
 				 "writing the trace: %s", strerror(-r));
@@ -1430,7 +1435,15 @@ int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
 			goto fail;
 	}
 	c->st.via = c->via;
-	r = pthread_create(&c->thr, NULL, reader_thread, c);
+	{
+		/* the caller's signal handlers run in the caller's threads */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = pthread_create(&c->thr, NULL, reader_thread, c);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (r) {
 		r = -r;
 		goto fail;

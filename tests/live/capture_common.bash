@@ -18,9 +18,10 @@ BTCAPTURE=$BTKIT_BIN/btcapture
 [ -x "$BTCAPTURE" ] || fail "$BTCAPTURE not built"
 
 T=$(mktemp -d)
-LOOPS=()
+# new_loop runs in $(...): the devices are listed in a file, not a variable.
 cleanup() {
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	local l
+	[ -f "$T/loops" ] && while read -r l; do losetup -d "$l"; done <"$T/loops"
 	rm -rf "$T"
 	[ -n "${MOUNTED_TRACEFS:-}" ] && umount /sys/kernel/tracing 2>/dev/null
 	true
@@ -46,8 +47,8 @@ new_loop() {
 	local f l
 	f=$(mktemp -p "$T" img.XXXX)
 	truncate -s "${1}M" "$f"
-	l=$(losetup -f --show --direct-io=on "$f") || skip "losetup failed"
-	LOOPS+=("$l")
+	l=$(losetup -f --show --direct-io=on "$f") || return 1
+	echo "$l" >>"$T/loops"
 	echo "$l"
 }
 

@@ -7,7 +7,7 @@
 set -u
 . "$(dirname "$0")/capture_common.bash"
 
-L=$(new_loop 64)
+L=$(new_loop 64) || skip "cannot set up a loop device"
 state "$L" >"$T/before"
 
 # The merged stream, with dd's pid known.
@@ -40,6 +40,23 @@ done
 grep -q '(null)' "$T/dir.txt" && fail "per-CPU files: (null) names"
 n=$(awk '$6 == "Q" && $7 ~ /^R/ && $NF == "[dd]"' "$T/dir.txt" | wc -l)
 [ "$n" -ge 64 ] || fail "per-CPU files: expected >= 64 read Q of dd, got $n"
+
+# Two devices in one stream: each device's events and PROCESS notes.
+L2=$(new_loop 64) || skip "cannot set up a loop device"
+state "$L2" >"$T/before2"
+"$BTCAPTURE" -q -d "$L" -d "$L2" -o - -- sh -c \
+	'dd if=/dev/zero of="$1" bs=4k count=10 oflag=direct status=none
+	 dd if=/dev/zero of="$2" bs=4k count=20 oflag=direct status=none' \
+	sh "$L" "$L2" >"$T/two.bin" || fail "two devices: exit $?"
+check_trace "$T/two.bin"
+for d in "$L:10" "$L2:20"; do
+	mm=$(stat -c '%t %T' "${d%:*}" | { read -r a b; echo $((16#$a)),$((16#$b)); })
+	n=$(awk -v d="$mm" '$1 == d && $6 == "Q" && $NF == "[dd]"' "$T/parse.txt" | wc -l)
+	[ "$n" = "${d#*:}" ] || fail "two devices: $n Q of dd on $mm, want ${d#*:}"
+done
+same_as_btcat "$T/two.bin"
+same_state "$L" "$T/before" "first device after a two-device capture"
+same_state "$L2" "$T/before2" "second device after a two-device capture"
 
 # -z on the merged stream: gzip of what blkparse reads.
 "$BTCAPTURE" -q -z -d "$L" -o "$T/dd.bin.gz" -w 1 ||

@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/capture_common.bash"
 command -v fio >/dev/null || skip "no fio"
 
-L=$(new_loop 256)
+L=$(new_loop 256) || skip "cannot set up a loop device"
 state "$L" >"$T/before"
 "$BTCAPTURE" -d "$L" -o "$T/fio.bin" -- fio --name=r --filename="$L" \
 	--rw=randread --bs=4k --direct=1 --ioengine=psync \

@@ -8,7 +8,7 @@
 set -u
 . "$(dirname "$0")/capture_common.bash"
 
-L=$(new_loop 64)
+L=$(new_loop 64) || skip "cannot set up a loop device"
 state "$L" >"$T/before"
 
 for sig in INT TERM; do
