@@ -34,6 +34,7 @@ static const struct layout {
 	{ 0, 1, "tracefs prefix" },
 	{ BT_ENC_SWAP, 1, "tracefs prefix swapped" },
 	{ BT_ENC_V8, 1, "tracefs prefix v8" },
+	{ BT_ENC_WIDE | BT_ENC_SWAP, 1, "tracefs prefix wide v7 swapped" },
 };
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
