@@ -22,10 +22,18 @@
 #include <zlib.h>
 #include "internal.h"
 
-/* Room for the largest record (prefix + v8 header + max pdu) many times. */
-#define BUF_SIZE	(256u * 1024)
+/*
+ * Per-input buffer: 256 KiB, down to 128 KiB when there are many inputs
+ * (per-CPU sets of big machines) so the total stays near 4 MiB.  Either
+ * holds the largest record (prefix + v8 header + 64 KiB pdu) with room.
+ */
+#define BUF_MAX		(256u * 1024)
+#define BUF_MIN		(128u * 1024)
+#define BUF_TOTAL	(4u * 1024 * 1024)
 #define CTX_LEN		16		/* tracefs context-info prefix */
 #define MAX_RECORD	(CTX_LEN + BT_HDR_V8 + 65535u)
+/* Detection looks at the first record and the next magic in one window. */
+_Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
 #define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
 #define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
@@ -39,7 +47,8 @@ struct input {
 	size_t mem_len;
 	/* The window of decoded bytes: data[pos, end) not yet consumed. */
 	const unsigned char *data;
-	unsigned char *buf;	/* owned buffer behind data, BUF_SIZE */
+	unsigned char *buf;	/* owned buffer behind data, cap bytes */
+	size_t cap;
 	size_t pos, end;
 	uint64_t base;		/* input offset of data[0] */
 	unsigned eof:1;		/* source exhausted: end is final */
@@ -389,7 +398,7 @@ static int gz_feed(struct input *in)
 		in->mem_fed += n;
 		return n > 0;
 	} else {
-		ssize_t n = read_once(in->fd, in->zbuf, BUF_SIZE);
+		ssize_t n = read_once(in->fd, in->zbuf, in->cap);
 
 		if (n < 0)
 			return (int)n;
@@ -477,6 +486,11 @@ static int input_start(struct bt_reader *r, struct input *in)
 	int gz = 0;
 
 	in->started = 1;
+	in->cap = r->nin ? BUF_TOTAL / r->nin : BUF_MAX;
+	if (in->cap > BUF_MAX)
+		in->cap = BUF_MAX;
+	if (in->cap < BUF_MIN)
+		in->cap = BUF_MIN;
 	if (in->fd < 0) {
 		gz = in->mem_len >= 2 && in->mem[0] == 0x1f && in->mem[1] == 0x8b;
 		if (!gz) {
@@ -489,14 +503,14 @@ static int input_start(struct bt_reader *r, struct input *in)
 	} else {
 		ssize_t n;
 
-		in->buf = malloc(BUF_SIZE);
+		in->buf = malloc(in->cap);
 		if (!in->buf)
 			return fail(r, in, 0, -ENOMEM, "out of memory");
 		in->data = in->buf;
 		/* Pipes may deliver one byte at a time. */
 		while (in->end < 2) {
 			n = read_once(in->fd, in->buf + in->end,
-				      BUF_SIZE - in->end);
+				      in->cap - in->end);
 			if (n < 0)
 				return fail(r, in, 0, (int)n, "read: %s",
 					    strerror((int)-n));
@@ -516,7 +530,7 @@ static int input_start(struct bt_reader *r, struct input *in)
 	in->gz = 1;
 	in->z = calloc(1, sizeof(*in->z));
 	if (!in->buf)
-		in->buf = malloc(BUF_SIZE);
+		in->buf = malloc(in->cap);
 	if (!in->z || !in->buf)
 		return fail(r, in, 0, -ENOMEM, "out of memory");
 	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK) {
@@ -563,10 +577,10 @@ static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need,
 		}
 		if (in->gz) {
 			n = (ssize_t)gz_read(in, in->buf + in->end,
-					     BUF_SIZE - in->end);
+					     in->cap - in->end);
 		} else {
 			n = read_once(in->fd, in->buf + in->end,
-				      BUF_SIZE - in->end);
+				      in->cap - in->end);
 			if (n < 0) {
 				source_error(in, (int)n, "read",
 					     strerror((int)-n));

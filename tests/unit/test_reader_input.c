@@ -397,6 +397,24 @@ static void test_reader_large_records(void **state)
 	check_many(r, 60, 1);
 	bt_reader_free(r);
 	close(fd);
+	/* many inputs get smaller buffers, still holding 64 KiB records */
+	{
+		int fds[40], i;
+		struct bt_reader_stats st;
+
+		assert_int_equal(bt_reader_new(&r), 0);
+		for (i = 0; i < 40; i++) {
+			fds[i] = mem_fd(t.buf, t.len);
+			assert_int_equal(bt_reader_add_fd(r, fds[i], "fd"), 0);
+		}
+		check_many(r, 60, 1);
+		bt_reader_get_stats(r, &st);
+		assert_int_equal(st.duplicates, 39 * 60);
+		assert_int_equal(st.bytes, 40 * (uint64_t)t.len);
+		bt_reader_free(r);
+		for (i = 0; i < 40; i++)
+			close(fds[i]);
+	}
 	/* a pipe with short reads */
 	pid = pipe_writer(t.buf, t.len, &rfd);
 	assert_int_equal(bt_reader_new(&r), 0);
