@@ -26,8 +26,11 @@ if [ -d "$SHARED/traces" ]; then
 	done
 fi
 
-regs=("$TOP"/fuzz/regressions/*)
-if [ -e "${regs[0]}" ]; then
+regs=()
+for f in "$TOP"/fuzz/regressions/*; do
+	case $f in *.md) ;; *) [ -f "$f" ] && regs+=("$f") ;; esac
+done
+if [ ${#regs[@]} -gt 0 ]; then
 	"$OUT/fuzz_reader" "${regs[@]}"
 fi
 
