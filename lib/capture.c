@@ -411,12 +411,13 @@ static int dev_index(const struct bt_capture *c, uint32_t dev)
 
 static struct out *out_for(struct bt_capture *c, uint32_t dev, uint32_t cpu)
 {
-	int i;
+	int i = dev_index(c, dev);
 
+	if (i < 0)
+		return NULL;
 	if (!c->o.dir)
 		return &c->merged;
-	i = dev_index(c, dev);
-	if (i < 0 || cpu >= (uint32_t)c->ncpu)
+	if (cpu >= (uint32_t)c->ncpu)
 		return NULL;
 	return &c->devs[i].files[cpu];
 }
@@ -594,7 +595,13 @@ static int emit(struct bt_capture *c, const unsigned char *rec, size_t len)
 	int r;
 
 	if (!o) {
-		c->st.bad++;
+		/*
+		 * Another device someone traces through sysfs shares the
+		 * tracer's buffer; a CPU number past the configured ones
+		 * has no per-CPU file.
+		 */
+		if (dev_index(c, dev) >= 0)
+			c->st.bad++;
 		return 0;
 	}
 	if (c->via == BT_VIA_TRACEFS && !((action >> 16) & BT_TC_NOTIFY)) {
