@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +44,53 @@ struct batch {
 	size_t order;
 };
 
+/* blkparse's counters, per device and CPU and per process (-s). */
+struct io_stats {
+	uint64_t q[2], q_kb[2], q_b[2];		/* [0] reads, [1] writes */
+	uint64_t m[2], m_kb[2], m_b[2];
+	uint64_t i[2], i_kb[2], i_b[2];
+	uint64_t c[2], c_kb[2], c_b[2];
+	uint64_t rq[2];
+	uint64_t q_pc[2], q_kb_pc[2], q_b_pc[2];
+	uint64_t i_pc[2], i_kb_pc[2], i_b_pc[2];
+	uint64_t rq_pc[2], c_pc[2];
+	uint64_t io_unplugs, timer_unplugs;
+};
+
+struct cpu_stats {
+	uint64_t nelems;	/* records shown */
+	struct io_stats ios;
+};
+
+struct dev_stats {
+	uint32_t dev;
+	char name[32];		/* "maj,min", or NAME of a per-CPU set */
+	struct cpu_stats *cpus;
+	size_t ncpus;
+	uint64_t events, first, last;	/* dumped records, their times */
+	uint32_t depth[2], max_depth[2];
+};
+
+struct proc_stats {
+	uint32_t pid;
+	struct io_stats ios;
+};
+
+struct summary {
+	struct dev_stats *devs;
+	size_t ndevs;
+	struct proc_stats *procs;	/* in order of creation */
+	size_t nprocs, procs_cap;
+	uint32_t *slot;			/* pid hash -> procs index + 1 */
+	size_t slots;
+};
+
 /* One input of a merge, in blkparse's list of inputs by next time. */
 struct stream {
 	struct bt_reader *r;
 	struct batch b;
 	struct stream *next;
+	size_t dev;		/* -s: its per-CPU set in c->sum->devs */
 	int done;
 };
 
@@ -72,6 +115,7 @@ struct cat {
 	char *detail;		/* CSV detail cell, grown to the largest */
 	size_t detail_cap;
 	uint64_t skipped;	/* records blkparse complains about */
+	struct summary *sum;	/* -s */
 	int write_err;
 };
 
@@ -109,10 +153,10 @@ static const char *comm_get(const struct cat *c, uint32_t pid)
 }
 
 /* blkparse keeps the first name a pid was given. */
-static void comm_note(struct cat *c, const struct bt_event *e)
+static void comm_set(struct cat *c, uint32_t pid, const char *name, size_t n)
 {
 	struct comm_slot *s, *old = c->comm;
-	size_t oslots = c->comm_slots, n;
+	size_t oslots = c->comm_slots;
 
 	if ((c->comm_used + 1) * 2 > c->comm_slots) {
 		c->comm_slots = oslots ? oslots * 2 : 1024;
@@ -124,17 +168,381 @@ static void comm_note(struct cat *c, const struct bt_event *e)
 				*comm_find(c, old[i].pid) = old[i];
 		free(old);
 	}
-	s = comm_find(c, e->pid);
+	s = comm_find(c, pid);
 	if (s->used)
 		return;
-	n = e->pdu ? strnlen((const char *)e->pdu, e->pdu_len) : 0;
+	n = strnlen(name, n);
 	if (n > COMM_LEN - 1)
 		n = COMM_LEN - 1;
-	memcpy(s->comm, e->pdu, n);
+	memcpy(s->comm, name, n);
 	s->comm[n] = '\0';
-	s->pid = e->pid;
+	s->pid = pid;
 	s->used = 1;
 	c->comm_used++;
+}
+
+static void comm_note(struct cat *c, const struct bt_event *e)
+{
+	comm_set(c, e->pid, e->pdu ? (const char *)e->pdu : "", e->pdu_len);
+}
+
+/* ------------------------------------------------------------ summary */
+
+static struct dev_stats *sum_dev(struct cat *c, uint32_t dev, const char *name)
+{
+	struct summary *m = c->sum;
+	struct dev_stats *d;
+
+	for (size_t i = m->ndevs; i-- > 0;) {
+		d = &m->devs[i];
+		if (name ? !strcmp(d->name, name) : d->dev == dev)
+			return d;
+	}
+	d = realloc(m->devs, (m->ndevs + 1) * sizeof(*d));
+	if (!d)
+		die_nomem(c);
+	m->devs = d;
+	d = &m->devs[m->ndevs++];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	if (name)
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	else
+		snprintf(d->name, sizeof(d->name), "%u,%u", BT_DEV_MAJOR(dev),
+			 BT_DEV_MINOR(dev));
+	return d;
+}
+
+static struct cpu_stats *sum_cpu(struct cat *c, struct dev_stats *d,
+				 uint32_t cpu)
+{
+	if (cpu >= d->ncpus) {
+		size_t n = (size_t)cpu + 1;
+		struct cpu_stats *p = realloc(d->cpus, n * sizeof(*p));
+
+		if (!p || cpu > 65535)
+			die_nomem(c);
+		memset(p + d->ncpus, 0, (n - d->ncpus) * sizeof(*p));
+		d->cpus = p;
+		d->ncpus = n;
+	}
+	return &d->cpus[cpu];
+}
+
+/* A pid's counters; a pid first met here is named "unknown" for good. */
+static struct io_stats *sum_proc(struct cat *c, uint32_t pid)
+{
+	struct summary *m = c->sum;
+	size_t mask, i;
+
+	if ((m->nprocs + 1) * 2 > m->slots) {
+		free(m->slot);
+		m->slots = m->slots ? m->slots * 2 : 256;
+		m->slot = calloc(m->slots, sizeof(*m->slot));
+		if (!m->slot)
+			die_nomem(c);
+		for (size_t k = 0; k < m->nprocs; k++) {
+			mask = m->slots - 1;
+			for (i = (m->procs[k].pid * 2654435761u) & mask;
+			     m->slot[i]; i = (i + 1) & mask)
+				;
+			m->slot[i] = (uint32_t)k + 1;
+		}
+	}
+	mask = m->slots - 1;
+	for (i = (pid * 2654435761u) & mask; m->slot[i]; i = (i + 1) & mask)
+		if (m->procs[m->slot[i] - 1].pid == pid)
+			return &m->procs[m->slot[i] - 1].ios;
+	if (m->nprocs == m->procs_cap) {
+		size_t cap = m->procs_cap ? m->procs_cap * 2 : 64;
+		struct proc_stats *p = realloc(m->procs, cap * sizeof(*p));
+
+		if (!p)
+			die_nomem(c);
+		m->procs = p;
+		m->procs_cap = cap;
+	}
+	memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
+	m->procs[m->nprocs].pid = pid;
+	m->slot[i] = (uint32_t)++m->nprocs;
+	if (!comm_get(c, pid))
+		comm_set(c, pid, "unknown", 7);
+	return &m->procs[m->nprocs - 1].ios;
+}
+
+/* What blkparse's dump_trace_fs/pc add up for an event it prints. */
+static void sum_io(struct io_stats *s, const struct bt_event *e, int pc)
+{
+	int w = (e->category & BT_TC_WRITE) != 0;
+	uint64_t kb = e->bytes >> 10, b = e->bytes & 1023;
+
+	switch (e->action) {
+	case BT_A_QUEUE:
+		if (pc) {
+			/* blkparse adds PC read KiB to the FS read counter. */
+			s->q_pc[w]++;
+			if (w)
+				s->q_kb_pc[1] += kb;
+			else
+				s->q_kb[0] += kb;
+			s->q_b_pc[w] += b;
+		} else {
+			s->q[w]++;
+			s->q_kb[w] += kb;
+			s->q_b[w] += b;
+		}
+		break;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE:
+		s->m[w]++;
+		s->m_kb[w] += kb;
+		s->m_b[w] += b;
+		break;
+	case BT_A_REQUEUE:	/* unsigned: may wrap, as in blkparse */
+		if (pc) {
+			s->rq_pc[w]++;
+			s->i_kb_pc[w] -= kb;
+			s->i_b_pc[w] -= b;
+		} else {
+			s->rq[w]++;
+			s->i_kb[w] -= kb;
+			s->i_b[w] -= b;
+		}
+		break;
+	case BT_A_ISSUE:
+		if (pc) {
+			s->i_pc[w]++;
+			s->i_kb_pc[w] += kb;
+			s->i_b_pc[w] += b;
+		} else {
+			s->i[w]++;
+			s->i_kb[w] += kb;
+			s->i_b[w] += b;
+		}
+		break;
+	case BT_A_COMPLETE:
+		if (pc) {
+			s->c_pc[w]++;
+		} else {
+			s->c[w]++;
+			s->c_kb[w] += kb;
+			s->c_b[w] += b;
+		}
+		break;
+	case BT_A_UNPLUG_IO:
+		s->io_unplugs++;
+		break;
+	case BT_A_UNPLUG_TIMER:
+		s->timer_unplugs++;
+		break;
+	}
+}
+
+static int sum_counts(const struct bt_event *e, int pc)
+{
+	switch (e->action) {
+	case BT_A_QUEUE:
+	case BT_A_REQUEUE:
+	case BT_A_ISSUE:
+	case BT_A_COMPLETE:
+		return 1;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE:
+	case BT_A_UNPLUG_IO:
+	case BT_A_UNPLUG_TIMER:
+		return !pc;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Account e as blkparse does when it shows it.  late: the part blkparse
+ * does after printing the line (PC queue and complete), else the part
+ * before, which can name a pid "unknown" in that very line.
+ */
+static void sum_event(struct cat *c, struct dev_stats *d,
+		      const struct bt_event *e, uint64_t rel, int kind,
+		      int late)
+{
+	int pc = (e->category & BT_TC_PC) != 0;
+	int w = (e->category & BT_TC_WRITE) != 0;
+	int after = pc && (e->action == BT_A_QUEUE ||
+			   e->action == BT_A_COMPLETE);
+	struct cpu_stats *cs;
+
+	if (!late) {
+		cs = sum_cpu(c, d, e->cpu);
+		cs->nelems++;
+		d->last = rel;
+		if (!e->category)
+			return;	/* outside blkparse's mask: not dumped */
+		if (!d->events)
+			d->first = rel;
+		d->events++;
+	}
+	if (kind <= 0 || bt_event_is_note(e) || late != after)
+		return;
+	if (e->action == BT_A_REQUEUE || e->action == BT_A_COMPLETE) {
+		if (d->depth[w])
+			d->depth[w]--;
+	} else if (e->action == BT_A_ISSUE) {
+		if (++d->depth[w] > d->max_depth[w])
+			d->max_depth[w] = d->depth[w];
+	}
+	sum_io(&sum_cpu(c, d, e->cpu)->ios, e, pc);
+	if (sum_counts(e, pc))
+		sum_io(sum_proc(c, e->pid), e, pc);
+}
+
+/* blkparse's size_cnv(): thousands, K, M... with the locale's grouping. */
+static const char *size_cnv(char *buf, uint64_t num, int in_kb)
+{
+	static const char suff[] = { '\0', 'K', 'M', 'G', 'P' };
+	unsigned i = in_kb ? 1 : 0;
+
+	while (num > 1000 * 1000ull && i < sizeof(suff) - 1) {
+		i++;
+		num /= 1000;
+	}
+	snprintf(buf, 32, "%'8" PRIu64 "%c", num, suff[i]);
+	return buf;
+}
+
+static void print_ios(const struct io_stats *s, const struct dev_stats *d,
+		      const char *title)
+{
+	char x[32], y[32];
+
+	printf("%s\n", title);
+	printf(" Reads Queued:    %s, %siB\t", size_cnv(x, s->q[0], 0),
+	       size_cnv(y, s->q_kb[0] + (s->q_b[0] >> 10), 1));
+	printf(" Writes Queued:    %s, %siB\n", size_cnv(x, s->q[1], 0),
+	       size_cnv(y, s->q_kb[1] + (s->q_b[1] >> 10), 1));
+	printf(" Read Dispatches: %s, %siB\t", size_cnv(x, s->i[0], 0),
+	       size_cnv(y, s->i_kb[0] + (s->i_b[0] >> 10), 1));
+	printf(" Write Dispatches: %s, %siB\n", size_cnv(x, s->i[1], 0),
+	       size_cnv(y, s->i_kb[1] + (s->i_b[1] >> 10), 1));
+	printf(" Reads Requeued:  %s\t\t", size_cnv(x, s->rq[0], 0));
+	printf(" Writes Requeued:  %s\n", size_cnv(x, s->rq[1], 0));
+	printf(" Reads Completed: %s, %siB\t", size_cnv(x, s->c[0], 0),
+	       size_cnv(y, s->c_kb[0] + (s->c_b[0] >> 10), 1));
+	printf(" Writes Completed: %s, %siB\n", size_cnv(x, s->c[1], 0),
+	       size_cnv(y, s->c_kb[1] + (s->c_b[1] >> 10), 1));
+	printf(" Read Merges:     %s, %siB\t", size_cnv(x, s->m[0], 0),
+	       size_cnv(y, s->m_kb[0] + (s->m_b[0] >> 10), 1));
+	printf(" Write Merges:     %s, %siB\n", size_cnv(x, s->m[1], 0),
+	       size_cnv(y, s->m_kb[1] + (s->m_b[1] >> 10), 1));
+	if (d) {
+		printf(" Read depth:      %'8u%8c\t", d->max_depth[0], ' ');
+		printf(" Write depth:      %'8u\n", d->max_depth[1]);
+	}
+	if (s->q_pc[0] || s->q_pc[1] || s->i_pc[0] || s->i_pc[1] ||
+	    s->rq_pc[0] || s->rq_pc[1] || s->c_pc[0] || s->c_pc[1]) {
+		printf(" PC Reads Queued: %s, %siB\t", size_cnv(x, s->q_pc[0], 0),
+		       size_cnv(y, s->q_kb_pc[0] + (s->q_b_pc[0] >> 10), 1));
+		printf(" PC Writes Queued: %s, %siB\n", size_cnv(x, s->q_pc[1], 0),
+		       size_cnv(y, s->q_kb_pc[1] + (s->q_b_pc[1] >> 10), 1));
+		printf(" PC Read Disp.:   %s, %siB\t", size_cnv(x, s->i_pc[0], 0),
+		       size_cnv(y, s->i_kb_pc[0] + (s->i_b_pc[0] >> 10), 1));
+		printf(" PC Write Disp.:   %s, %siB\n", size_cnv(x, s->i_pc[1], 0),
+		       size_cnv(y, s->i_kb_pc[1] + (s->i_b_pc[1] >> 10), 1));
+		printf(" PC Reads Req.:   %s\t\t", size_cnv(x, s->rq_pc[0], 0));
+		printf(" PC Writes Req.:   %s\n", size_cnv(x, s->rq_pc[1], 0));
+		printf(" PC Reads Compl.: %s\t\t", size_cnv(x, s->c_pc[0], 0));
+		printf(" PC Writes Compl.: %s\n", size_cnv(x, s->c_pc[1], 0));
+	}
+	printf(" IO unplugs:      %'8" PRIu64 "%8c\t", s->io_unplugs, ' ');
+	printf(" Timer unplugs:    %'8" PRIu64 "\n", s->timer_unplugs);
+}
+
+static void add_ios(struct io_stats *t, const struct io_stats *s)
+{
+	uint64_t *a = (uint64_t *)t;
+	const uint64_t *b = (const uint64_t *)s;
+
+	for (size_t i = 0; i < sizeof(*t) / sizeof(uint64_t); i++)
+		a[i] += b[i];
+}
+
+static const struct cat *sort_cat;	/* for proc_cmp, set around qsort */
+
+/* blkparse's comparator, 0 or 1 on equal names, kept for its order. */
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc_stats *p = *(const struct proc_stats *const *)a;
+	const struct proc_stats *q = *(const struct proc_stats *const *)b;
+	int res = strverscmp(comm_get(sort_cat, p->pid),
+			     comm_get(sort_cat, q->pid));
+
+	return res ? res : (int32_t)p->pid > (int32_t)q->pid;	/* pid_t */
+}
+
+/* What `blkparse -s` prints after the events (device stats as without -q). */
+static void sum_print(struct cat *c)
+{
+	struct summary *m = c->sum;
+	struct proc_stats **order = malloc((m->nprocs + 1) * sizeof(*order));
+	char title[64];
+
+	if (!order)
+		die_nomem(c);
+	setlocale(LC_NUMERIC, "");
+	/* blkparse lists processes newest first, then sorts them. */
+	for (size_t i = 0; i < m->nprocs; i++)
+		order[i] = &m->procs[m->nprocs - 1 - i];
+	sort_cat = c;
+	qsort(order, m->nprocs, sizeof(*order), proc_cmp);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		snprintf(title, sizeof(title), "%s (%u)",
+			 comm_get(c, order[i]->pid), order[i]->pid);
+		print_ios(&order[i]->ios, NULL, title);
+		for (int k = 0; k < 3; k++) {
+			static const char *const what[] = {
+				"Allocation", "Dispatch", "Completion" };
+
+			/* Waits need blkparse -t, which btcat does not do. */
+			printf(" %s wait:%*s%'8lu%8c\t", what[k],
+			       (int)(11 - strlen(what[k])), "", 0ul, ' ');
+			printf(" %s wait:%*s%'8lu\n", what[k],
+			       (int)(12 - strlen(what[k])), "", 0ul);
+		}
+	}
+	printf("\n");
+	free(order);
+	for (size_t i = 0; i < m->ndevs; i++) {
+		struct dev_stats *d = &m->devs[i];
+		struct io_stats total;
+		int ncpu = 0;
+		uint64_t msec, rrate = 0, wrate = 0;
+
+		memset(&total, 0, sizeof(total));
+		if (i)
+			printf("\n");
+		for (size_t k = 0; k < d->ncpus; k++) {
+			if (!d->cpus[k].nelems)
+				continue;
+			add_ios(&total, &d->cpus[k].ios);
+			snprintf(title, sizeof(title), "CPU%zu (%s):", k, d->name);
+			print_ios(&d->cpus[k].ios, d, title);
+			ncpu++;
+		}
+		if (ncpu > 1) {
+			printf("\n");
+			snprintf(title, sizeof(title), "Total (%s):", d->name);
+			print_ios(&total, NULL, title);
+		}
+		msec = (d->last - d->first) / 1000000;
+		if (msec) {
+			rrate = (1000 * total.c_kb[0] + total.c_b[0]) / msec;
+			wrate = (1000 * total.c_kb[1] + total.c_b[1]) / msec;
+		}
+		printf("\nThroughput (R/W): %'" PRIu64 "KiB/s / %'" PRIu64
+		       "KiB/s\n", rrate, wrate);
+		printf("Events (%s): %'" PRIu64 " entries\n", d->name, d->events);
+		printf("Skips: %'lu forward (%'llu - %5.1lf%%)\n", 0ul, 0ull, 0.0);
+	}
+	setlocale(LC_NUMERIC, "C");
 }
 
 /* ------------------------------------------------------------ output */
@@ -198,16 +606,13 @@ static void print_csv(struct cat *c, const struct bt_event *e, uint64_t rel)
 	bt_table_end_row(t);
 }
 
-static void print_event(struct cat *c, const struct bt_event *e)
+static void print_event(struct cat *c, struct dev_stats *d,
+			const struct bt_event *e)
 {
 	const struct bt_opts *o = &c->o;
 	uint64_t rel = e->time - c->genesis;
 	int kind = bt_format_kind(e, c->fmt_flags);
 
-	if (kind <= 0) {
-		c->skipped += kind < 0;
-		return;
-	}
 	/*
 	 * A cgroup message before the first event (1.2.0 does not count
 	 * them, so they cannot move the origin) prints at time 0.
@@ -218,10 +623,18 @@ static void print_event(struct cat *c, const struct bt_event *e)
 	    (o->has_pid && e->pid != o->pid) ||
 	    (o->has_window && (rel < o->win_start || rel >= o->win_end)))
 		return;
+	if (d)
+		sum_event(c, d, e, rel, kind, 0);
+	if (kind <= 0) {
+		c->skipped += kind < 0;
+		return;
+	}
 	if (c->table)
 		print_csv(c, e, rel);
 	else
 		print_text(c, e, rel);
+	if (d)
+		sum_event(c, d, e, rel, kind, 1);
 }
 
 /* ------------------------------------------------------------ batches */
@@ -373,13 +786,20 @@ static void run_stream(struct cat *c, struct bt_reader *r)
 			if (!(bt_event_is_note(e) && e->has_cgroup) &&
 			    e->time < min)
 				min = e->time;
+			/* blkparse lists devices in the order it reads them. */
+			if (c->sum)
+				sum_dev(c, e->dev, NULL);
 		}
 		/* blkparse looks for its origin again while it is 0. */
 		if (!c->genesis && min != UINT64_MAX)
 			c->genesis = min;
 		sort_batch(b->h, b->n);
-		for (size_t i = 0; i < b->n; i++)
-			print_event(c, &b->h[i].ev);
+		for (size_t i = 0; i < b->n; i++) {
+			const struct bt_event *e = &b->h[i].ev;
+
+			print_event(c, c->sum ? sum_dev(c, e->dev, NULL) : NULL,
+				    e);
+		}
 		if (c->failed)
 			break;
 	}
@@ -416,6 +836,20 @@ static int ms_fill(struct cat *c, struct stream *s)
 	return !s->done;
 }
 
+/* blkparse's file mode has a device per set, named by its NAME. */
+static size_t set_dev(struct cat *c, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char name[32];
+	char *cut;
+
+	snprintf(name, sizeof(name), "%s", base ? base + 1 : path);
+	cut = strstr(name, ".blktrace.");
+	if (cut)
+		*cut = '\0';
+	return (size_t)(sum_dev(c, 0, name) - c->sum->devs);
+}
+
 /* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
 static void run_merge(struct cat *c, struct bt_reader *probe)
 {
@@ -437,6 +871,8 @@ static void run_merge(struct cat *c, struct bt_reader *probe)
 			exit(BT_EXIT_DATA);
 		}
 		batch_init(c, &s[i].b);
+		if (c->sum)
+			s[i].dev = set_dev(c, name);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ms_fill(c, &s[i]))
@@ -444,7 +880,8 @@ static void run_merge(struct cat *c, struct bt_reader *probe)
 	if (head)
 		c->genesis = peek(head);
 	while ((x = head)) {
-		print_event(c, &x->b.h[x->b.pos].ev);
+		print_event(c, c->sum ? &c->sum->devs[x->dev] : NULL,
+			    &x->b.h[x->b.pos].ev);
 		if (++x->b.pos == x->b.n && !ms_fill(c, x)) {
 			head = x->next;
 			continue;
@@ -481,6 +918,7 @@ static void usage(const char *prog)
 	       "them, or with -c one CSV row per event (-H: no header row).\n"
 	       "No TRACE or - reads stdin.\n\n"
 	       "Options:\n%s"
+	       "  -s, --summary          end with blkparse -s's statistics\n"
 	       "      --blkparse=VER     1.3 (default) or 1.2: as Debian's\n"
 	       "                         blkparse 1.2.0, no line for\n"
 	       "                         cgroup-flagged records\n",
@@ -492,17 +930,22 @@ static void parse_args(struct cat *c, int argc, char **argv)
 	static const struct option longopts[] = {
 		BT_COMMON_LONGOPTS,
 		{ "blkparse", required_argument, NULL, 'B' },
+		{ "summary", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	bt_opts_init(&c->o, argv[0]);
 	opterr = 0;	/* our messages name the program without its path */
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS, longopts,
+	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "s", longopts,
 				 NULL)) != -1) {
 		if (bt_opts_common(&c->o, ch, optarg))
 			continue;
-		if (ch == 'h') {
+		if (ch == 's') {
+			c->sum = calloc(1, sizeof(*c->sum));
+			if (!c->sum)
+				die_nomem(c);
+		} else if (ch == 'h') {
 			usage(c->o.prog);
 			exit(BT_EXIT_OK);
 		} else if (ch == 'B' && !strcmp(optarg, "1.2")) {
@@ -547,6 +990,9 @@ int main(int argc, char **argv)
 		bt_tool_warnings(&c.o, r);
 	}
 	bt_reader_free(r);
+	out_flush(&c);
+	if (c.sum && !c.table)
+		sum_print(&c);
 	if (c.table && bt_tool_table_done(&c.o, c.table))
 		rc = BT_EXIT_DATA;
 	out_flush(&c);

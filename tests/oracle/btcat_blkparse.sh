@@ -6,6 +6,7 @@
 # --blkparse=1.2 TRACE` byte for byte.  The documented 1.3.0 cases (lines
 # of cgroup-flagged records, which 1.2.0 drops) are counted and printed:
 # they are the lines the default output adds, and it may add nothing else.
+# `btcat -s` must also equal `blkparse -s` (events and statistics).
 #
 # Trace files: NAME.blktrace.N (per-CPU files), NAME.bin, NAME.dump (one
 # stream), any of them with .gz (decompressed to a file for blkparse: fed
@@ -92,8 +93,21 @@ for f in "${traces[@]}"; do
 		failed=1
 		continue
 	fi
+	# -s: the events, then blkparse -s's per-process and per-device
+	# statistics (its trailing driver-data note and blank line dropped).
+	timeout 300 blkparse -s -i - <"$plain" 2>/dev/null | awk '
+		{ l[NR] = $0 }
+		END { n = NR; if (l[n] ~ /^discarded traces containing/) n -= 2
+		      for (i = 1; i <= n; i++) print l[i] }' >"$tmp/bps.out"
+	"$BTCAT" -s --blkparse=1.2 "$f" >"$tmp/v12s.out" 2>/dev/null
+	if ! cmp -s "$tmp/bps.out" "$tmp/v12s.out"; then
+		echo "FAIL $name: btcat -s --blkparse=1.2 differs from blkparse -s"
+		diff "$tmp/bps.out" "$tmp/v12s.out" | head -20 | sed 's/^/    /'
+		failed=1
+		continue
+	fi
 	bad=$(grep -c '^Bad \(fs\|pc\) action' "$tmp/bp.err")
-	echo "ok $name: $lines lines identical to blkparse 1.2.0;" \
+	echo "ok $name: $lines lines (and -s statistics) identical to blkparse 1.2.0;" \
 		"$added lines skipped as 1.3.0 cases (cgroup-flagged);" \
 		"blkparse complained $bad times"
 	total_lines=$((total_lines + lines))
@@ -131,8 +145,20 @@ for f in "${traces[@]}"; do
 		failed=1
 		continue
 	fi
+	(cd "$dir" && timeout 300 blkparse -s -i "$base") 2>/dev/null | awk '
+		/^Input file .* added$/ { next }
+		{ l[++n] = $0 }
+		END { if (l[n] ~ /^discarded traces containing/) n -= 2
+		      for (i = 1; i <= n; i++) print l[i] }' >"$tmp/bps.out"
+	(cd "$dir" && "$BTCAT" -s --blkparse=1.2 "$base") >"$tmp/v12s.out" 2>/dev/null
+	if ! cmp -s "$tmp/bps.out" "$tmp/v12s.out"; then
+		echo "FAIL set $name: btcat -s differs from blkparse -s -i $base"
+		diff "$tmp/bps.out" "$tmp/v12s.out" | head -20 | sed 's/^/    /'
+		failed=1
+		continue
+	fi
 	lines=$(wc -l <"$tmp/v12.out")
-	echo "ok set $name: $lines lines identical to blkparse 1.2.0 (file mode)"
+	echo "ok set $name: $lines lines (and -s statistics) identical to blkparse 1.2.0 (file mode)"
 	sets=$((sets + 1))
 	total_lines=$((total_lines + lines))
 done
