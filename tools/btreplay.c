@@ -565,8 +565,9 @@ static void run(struct replay *x, int64_t nios)
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
 	fprintf(stderr, "%s: replayed %" PRIu64 " of %" PRId64 " I/Os by %zu "
-		"threads in %.6f s (%.0f IOPS)\n", x->o.prog, tot.ios, nios,
-		bt_replay_nprocs(x->rp), secs, secs > 0 ? (double)tot.ios / secs : 0.0);
+		"threads of total depth %u in %.6f s (%.0f IOPS)\n", x->o.prog,
+		tot.ios, nios, bt_replay_nprocs(x->rp), tot.depth, secs,
+		secs > 0 ? (double)tot.ios / secs : 0.0);
 }
 
 int main(int argc, char **argv)
