@@ -58,6 +58,14 @@ same_as_btcat "$T/two.bin"
 same_state "$L" "$T/before" "first device after a two-device capture"
 same_state "$L2" "$T/before2" "second device after a two-device capture"
 
+# -a: only the categories asked for (here completions).
+"$BTCAPTURE" -q -a complete -d "$L" -o "$T/c.bin" -- \
+	dd if="$L" of=/dev/null bs=4k count=20 iflag=direct status=none ||
+	fail "-a complete: exit $?"
+check_trace "$T/c.bin"
+acts=$(blkparse -q -i - <"$T/c.bin" | awk '{print $6}' | sort | uniq -c | tr -s ' ')
+[ "$acts" = " 20 C" ] || fail "-a complete recorded: $acts"
+
 # -z on the merged stream: gzip of what blkparse reads.
 "$BTCAPTURE" -q -z -d "$L" -o "$T/dd.bin.gz" -w 1 ||
 	fail "btcapture -z -w 1 exit $?"
