@@ -284,6 +284,13 @@ int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o);
 /* Async-signal-safe: stop issuing, wait for what is in flight. */
 void bt_replay_stop(struct bt_replay *rp);
 size_t bt_replay_nprocs(const struct bt_replay *rp);
+/* pid of process i (sorted by pid), after loading. */
+uint32_t bt_replay_proc_pid(const struct bt_replay *rp, size_t i);
+/*
+ * Name process i's thread comm (15 bytes kept), so that a trace of the
+ * replay names it as the original; default "btreplay".
+ */
+int bt_replay_proc_name(struct bt_replay *rp, size_t i, const char *comm);
 /* Results of process i (sorted by pid); i == nprocs gives the total. */
 void bt_replay_proc_get(struct bt_replay *rp, size_t i,
 			struct bt_replay_proc *out);
@@ -412,6 +419,17 @@ int bt_capture_error(const struct bt_capture *c, char *msg, size_t mlen);
  */
 int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
 		    char *msg, size_t mlen);
+/*
+ * Offline: the same treatment for a raw tracefs capture read from in_fd
+ * (what `cat trace_pipe` gives with the bin option on and context-info
+ * off, "CPU:N [LOST M EVENTS]" lines included): events numbered per device
+ * and CPU, PROCESS notes (names looked up now, "<...>" when unknown),
+ * cgroup ids dropped from messages, time order within 10 ms, lost events
+ * counted from those lines.  devs: keep only these kernel dev_t (NULL, 0:
+ * every device).  No TIMESTAMP note: the wall clock is unknown.
+ */
+int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
+		       size_t ndevs, struct bt_capture_stats *st);
 
 /* ----------------------------------------------------------------- stats */
 
@@ -697,6 +715,11 @@ int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts);
  */
 int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 		  const struct bt_request *rq);
+/*
+ * The tracker gave up on rq (BT_RQ_EXPIRED, from its done callback): stop
+ * counting it as pending or in flight, so its owner can wait again.
+ */
+void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq);
 /* End of trace: episodes still waiting go to the callback as censored. */
 void bt_slice_finish(struct bt_slice *s);
 /* 1 when the device's trace carried scheduler queue messages. */

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,7 @@ struct proc {
 	uint64_t bytes, errors;
 	int first_error;
 	uint32_t bufsz;
+	char comm[16];		/* thread name: the original's comm */
 	pthread_t th;
 	int started;
 };
@@ -713,6 +715,8 @@ static void *run_proc(void *arg)
 	size_t next = 0;
 	int rc, have_ring;
 
+	if (p->comm[0])
+		pthread_setname_np(pthread_self(), p->comm);
 	/* The default 50 us timer slack would be most of the lag budget. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	while (entries < p->depth)
@@ -894,6 +898,19 @@ void bt_replay_stop(struct bt_replay *rp)
 size_t bt_replay_nprocs(const struct bt_replay *rp)
 {
 	return rp->nprocs;
+}
+
+uint32_t bt_replay_proc_pid(const struct bt_replay *rp, size_t i)
+{
+	return i < rp->nprocs ? rp->procs[i].pid : 0;
+}
+
+int bt_replay_proc_name(struct bt_replay *rp, size_t i, const char *comm)
+{
+	if (!rp->loaded || i >= rp->nprocs || !comm)
+		return -EINVAL;
+	snprintf(rp->procs[i].comm, sizeof(rp->procs[i].comm), "%.15s", comm);
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)

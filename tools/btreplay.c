@@ -550,6 +550,13 @@ static void run(struct replay *x, int64_t nios)
 	double secs;
 	int rc;
 
+	/* A trace of the replay then names each thread as the original. */
+	for (size_t i = 0; i < bt_replay_nprocs(x->rp); i++) {
+		const char *comm = bt_reader_comm(x->r, bt_replay_proc_pid(x->rp, i));
+
+		if (comm)
+			bt_replay_proc_name(x->rp, i, comm);
+	}
 	setup_targets(x);
 	if (x->capture)
 		start_capture(x);
