@@ -79,7 +79,9 @@ struct comm_slot {
 
 struct seq_slot {
 	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
-	uint32_t last;
+	uint64_t max_time;	/* newest record delivered: ns */
+	uint32_t last;		/* last sequence delivered */
+	uint32_t dup_run;	/* the last event was a repeat */
 };
 
 struct prev_ev {
@@ -105,6 +107,7 @@ struct bt_reader {
 	struct comm_slot *comm;
 	size_t comm_slots, comm_used;
 	struct seq_slot seq[SEQ_SLOTS];
+	struct seq_slot *seq_hot;	/* the slot used last */
 	struct prev_ev prev;	/* last sequence-less event delivered */
 	size_t seq_used;
 };
@@ -976,35 +979,73 @@ const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
 
 /* --------------------------------------------------------- duplicates */
 
-/*
- * Sequences count up per device and CPU; a repeated or older one means
- * the same records were given twice.  Unknown keys past the table's
- * capacity are not checked.  Notes are left out: their sequence field is
- * not part of that count.
- */
-static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
+static struct seq_slot *seq_find(struct bt_reader *r, uint32_t dev,
+				  uint32_t cpu, int insert)
 {
-	uint64_t key = ((uint64_t)e->dev << 32 | e->cpu) + 1;
+	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (SEQ_SLOTS - 1);
 
+	if (!key)
+		return NULL;	/* the one key that would read as empty */
 	for (;; i = (i + 1) & (SEQ_SLOTS - 1)) {
 		struct seq_slot *s = &r->seq[i];
 
-		if (s->key == key) {
-			if (e->sequence <= s->last)
-				return 1;
-			s->last = e->sequence;
-			return 0;
-		}
+		if (s->key == key)
+			return s;
 		if (!s->key) {
-			if (r->seq_used * 4 >= SEQ_SLOTS * 3)
-				return 0;
+			if (!insert || r->seq_used * 4 >= SEQ_SLOTS * 3)
+				return NULL;
 			s->key = key;
-			s->last = e->sequence;
 			r->seq_used++;
-			return 0;
+			return s;
 		}
 	}
+}
+
+/*
+ * Sequences count up per device and CPU; a repeated or older one means
+ * the same records were given twice.  Keys past the table's capacity are
+ * not checked.
+ */
+static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
+{
+	struct seq_slot *s = r->seq_hot;
+
+	/* Runs of one device and CPU are the rule: skip the hash then. */
+	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1)) {
+		s = seq_find(r, e->dev, e->cpu, 1);
+		if (!s)
+			return 0;
+		r->seq_hot = s;
+	}
+	if (e->sequence <= s->last) {
+		s->dup_run = 1;
+		return 1;
+	}
+	s->last = e->sequence;
+	s->dup_run = 0;
+	if (e->time > s->max_time)
+		s->max_time = e->time;
+	return 0;
+}
+
+/*
+ * Notes have no sequence of their own.  One met while its CPU's events
+ * are being dropped as repeats, and no newer than what that CPU already
+ * delivered (events and notes), belongs to the repeated copy.  (blkparse -d dumps keep raw
+ * note times, larger than the relative event times: never dropped.)
+ */
+static int note_is_duplicate(struct bt_reader *r, const struct bt_event *e)
+{
+	struct seq_slot *s = seq_find(r, e->dev, e->cpu, 0);
+
+	if (!s)
+		return 0;
+	if (s->dup_run && e->time <= s->max_time)
+		return 1;
+	if (e->time > s->max_time)
+		s->max_time = e->time;
+	return 0;
 }
 
 /*
@@ -1099,7 +1140,12 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		if (!r->nheap)
 			return 0;
 		in = r->heap[0];
-		if (!(in->ev.category & BT_TC_NOTIFY)) {
+		if (in->ev.category & BT_TC_NOTIFY) {
+			if (note_is_duplicate(r, &in->ev)) {
+				r->st.duplicates++;
+				goto advance;
+			}
+		} else {
 			const struct bt_event *e = &in->ev;
 
 			if (e->sequence ? is_duplicate(r, e) : same_as_prev(r, e)) {

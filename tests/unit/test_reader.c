@@ -189,36 +189,43 @@ static void test_reader_every_layout_and_byte_order(void **state)
 static void test_reader_swaps_big_endian(void **state)
 {
 	struct tb a, b;
-	struct bt_reader *r;
+	struct bt_reader *ra, *rb;
 	struct bt_event ea, eb;
-	int n = 0;
+	int n = 0, rc;
 
 	(void)state;
 	build_sample(&a, 0, 0);
 	build_sample(&b, BT_ENC_SWAP, 0);
 	assert_memory_not_equal(a.buf, b.buf, 48);
-	assert_int_equal(bt_reader_new(&r), 0);
-	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "native"), 0);
-	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "swapped"), 0);
-	/* Same times: ties go to the first input, so records alternate. */
-	while (bt_reader_next(r, &ea) == 1) {
-		int seq = ea.sequence;
-
-		/* the swapped copy's records with a sequence are duplicates */
-		if (seq)
-			continue;
-		assert_int_equal(bt_reader_next(r, &eb), 1);
-		assert_int_equal(ea.input, 0);
-		assert_int_equal(eb.input, 1);
+	assert_int_equal(bt_reader_new(&ra), 0);
+	assert_int_equal(bt_reader_new(&rb), 0);
+	assert_int_equal(bt_reader_add_mem(ra, a.buf, a.len, "native"), 0);
+	assert_int_equal(bt_reader_add_mem(rb, b.buf, b.len, "swapped"), 0);
+	while ((rc = bt_reader_next(ra, &ea)) == 1) {
+		assert_int_equal(bt_reader_next(rb, &eb), 1);
 		assert_int_equal(ea.time, eb.time);
+		assert_int_equal(ea.sector, eb.sector);
+		assert_int_equal(ea.sequence, eb.sequence);
+		assert_int_equal(ea.bytes, eb.bytes);
 		assert_int_equal(ea.action, eb.action);
+		assert_int_equal(ea.category, eb.category);
 		assert_int_equal(ea.pid, eb.pid);
+		assert_int_equal(ea.dev, eb.dev);
+		assert_int_equal(ea.cpu, eb.cpu);
+		assert_int_equal(ea.error, eb.error);
 		assert_int_equal(ea.cgroup, eb.cgroup);
+		assert_int_equal(ea.has_cgroup, eb.has_cgroup);
+		assert_int_equal(ea.offset, eb.offset);
 		assert_int_equal(ea.pdu_len, eb.pdu_len);
+		if (ea.pdu_len)
+			assert_memory_equal(ea.pdu, eb.pdu, ea.pdu_len);
 		n++;
 	}
-	assert_int_equal(n, 2);	/* the two notes */
-	bt_reader_free(r);
+	assert_int_equal(rc, 0);
+	assert_int_equal(bt_reader_next(rb, &eb), 0);
+	assert_int_equal(n, 6);
+	bt_reader_free(ra);
+	bt_reader_free(rb);
 	tb_free(&a);
 	tb_free(&b);
 }
@@ -524,6 +531,57 @@ static void test_reader_drops_duplicates(void **state)
 }
 
 /*
+ * A trace with scheduler messages given four times in one stream: the
+ * messages of the copies go with their events.  A message after time
+ * went back with fresh sequences (a clock jump, not a copy) stays.
+ */
+static void test_reader_drops_duplicated_notes(void **state)
+{
+	struct tb t, x4;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	int i, n = 0, msgs = 0;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (i = 0; i < 6; i++) {
+		e = tb_ev(100 + 10 * (uint64_t)i, (uint32_t)i + 1, BT_A_QUEUE,
+			  BT_TC_READ, 512);
+		tb_add(&t, &e);
+		e = tb_ev(105 + 10 * (uint64_t)i, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+		e.pdu = (const unsigned char *)"bfq7 add to busy";
+		e.pdu_len = 16;
+		tb_add(&t, &e);
+	}
+	tb_init(&x4, 0, 0);
+	for (i = 0; i < 4; i++)
+		tb_append(&x4, t.buf, t.len);
+	/* then the clock jumps back, sequences go on */
+	e = tb_ev(50, 7, BT_A_QUEUE, BT_TC_READ, 512);
+	tb_add(&x4, &e);
+	e = tb_ev(51, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+	e.pdu = (const unsigned char *)"bfq7 expire (";
+	e.pdu_len = 13;
+	tb_add(&x4, &e);
+
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, x4.buf, x4.len, "x4"), 0);
+	while (bt_reader_next(r, &e) == 1) {
+		n++;
+		msgs += bt_event_is_note(&e);
+	}
+	assert_int_equal(n, 14);
+	assert_int_equal(msgs, 7);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 3 * 12);
+	assert_int_equal(st.backwards, 1);
+	bt_reader_free(r);
+	tb_free(&t);
+	tb_free(&x4);
+}
+
+/*
  * Sequence 0 (tracefs): only a record equal in every field to the one
  * before it is a duplicate; equal times alone are not.
  */
@@ -657,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_reader_comm_many_pids),
 		cmocka_unit_test(test_reader_merges_by_time),
 		cmocka_unit_test(test_reader_drops_duplicates),
+		cmocka_unit_test(test_reader_drops_duplicated_notes),
 		cmocka_unit_test(test_reader_sequence_zero_duplicates),
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
 		cmocka_unit_test(test_reader_empty_mem_is_valid),
