@@ -491,6 +491,33 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 	}
 }
 
+void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq)
+{
+	struct device *d;
+	struct ent *o;
+
+	if (!rq || !(rq->flags & BT_RQ_EXPIRED))
+		return;
+	if (rq->state == BT_RQS_ISSUED) {
+		d = device_get(s, rq->dev, s->now);
+		if (d)
+			device_complete(d, s->now);
+	}
+	if (rq->flags & BT_RQ_NOQ)
+		return;
+	o = table_find(&s->owners, rq->dev, rq->pid);
+	if (!o)
+		return;
+	if (rq->state == BT_RQS_ISSUED) {
+		if (o->inflight > 0)
+			o->inflight--;
+	} else if (rq->state == BT_RQS_GOT || rq->state == BT_RQS_INSERTED ||
+		   rq->state == BT_RQS_REQUEUED) {
+		if (o->pending > 0)
+			o->pending--;
+	}
+}
+
 void bt_slice_finish(struct bt_slice *s)
 {
 	for (size_t i = 0; i < s->owners.cap; i++) {

@@ -164,6 +164,15 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 	}
 }
 
+/* Requests the tracker gave up on no longer keep their owner busy. */
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct slicer *s = arg;
+
+	if (rq->flags & BT_RQ_EXPIRED)
+		bt_slice_forget(s->sl, rq);
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row *const *)a;
@@ -324,6 +333,8 @@ int main(int argc, char **argv)
 	s.r = bt_tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
 	to.reader = s.r;
+	to.done = on_done;
+	to.arg = &s;
 	so.tau_ns = s.tau;
 	so.top_other = s.per_episode;
 	so.episode = on_episode;

@@ -25,7 +25,7 @@ bad() { echo "FAIL: $1: $2"; fail=1; }
 traces=("$tmp"/mk-*.bin)
 for f in sample-traces/* "${SHARED:-../shared}"/traces/*/*.blktrace.*; do
 	[ -f "$f" ] || continue
-	case $f in *.md|*.txt|*README*) continue ;; esac
+	case $f in *.bin|*.bin.gz|*.blktrace.*|*.dump|*.dump.gz) ;; *) continue ;; esac
 	traces+=("$f")
 done
 
