@@ -48,6 +48,7 @@
 #define WINDOW_NS	10000000ull	/* trace_pipe: hold records 10 ms */
 #define SLACK_NS	2000000ull	/* after a full drain: 2 ms */
 #define POLL_MS		20
+#define CONVERT_DEVS	64		/* devices a conversion can number */
 #define TRACEFS_KB	8192		/* default per-CPU ring buffer */
 #define RELAY_KB	2048		/* blktrace's default: 4 x 512 KB */
 
@@ -111,6 +112,7 @@ struct bt_capture {
 	uint64_t newest;
 
 	uint32_t *seq;			/* tracefs: per device and CPU */
+	bool dyn_devs;			/* convert: devices as they come */
 
 	/* (dev, pid) pairs that have had their PROCESS note */
 	uint64_t *noted;
@@ -409,9 +411,22 @@ static int dev_index(const struct bt_capture *c, uint32_t dev)
 	return -1;
 }
 
-static struct out *out_for(struct bt_capture *c, uint32_t dev, uint32_t cpu)
+/* Converting with no device list: every device seen, up to CONVERT_DEVS. */
+static int dev_index_add(struct bt_capture *c, uint32_t dev)
 {
 	int i = dev_index(c, dev);
+
+	if (i >= 0 || !c->dyn_devs || c->ndevs == CONVERT_DEVS)
+		return i;
+	c->devs[c->ndevs].dev = dev;
+	return (int)c->ndevs++;
+}
+
+static int dev_index_add(struct bt_capture *c, uint32_t dev);
+
+static struct out *out_for(struct bt_capture *c, uint32_t dev, uint32_t cpu)
+{
+	int i = dev_index_add(c, dev);
 
 	if (i < 0)
 		return NULL;
@@ -754,7 +769,7 @@ static int parse_src(struct bt_capture *c, struct src *s)
 			break;
 		if (c->via == BT_VIA_TRACEFS &&
 		    !((rd32(p + 28) >> 16) & BT_TC_NOTIFY)) {
-			int d = dev_index(c, rd32(p + 36));
+			int d = dev_index_add(c, rd32(p + 36));
 			uint32_t cpu = rd32(p + 40);
 
 			/*
@@ -1320,6 +1335,39 @@ static void capture_free(struct bt_capture *c)
 	free(c);
 }
 
+/* The state both bt_capture_start() and bt_capture_convert() use. */
+static struct bt_capture *capture_alloc(const struct bt_capture_opts *o,
+					size_t devcap)
+{
+	struct bt_capture *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->o = *o;
+	c->stopfd[0] = c->stopfd[1] = c->lockfd = -1;
+	c->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (c->ncpu < 1)
+		c->ncpu = 1;
+	c->devs = calloc(devcap, sizeof(*c->devs));
+	c->srcs = calloc(devcap * (size_t)c->ncpu + 1, sizeof(*c->srcs));
+	c->slots = malloc((size_t)NSLOTS * SLOT);
+	c->slot_time = malloc(NSLOTS * sizeof(*c->slot_time));
+	c->order = malloc(NSLOTS * sizeof(*c->order));
+	c->freelist = malloc(NSLOTS * sizeof(*c->freelist));
+	c->seq = calloc(devcap * (size_t)c->ncpu, sizeof(*c->seq));
+	if (!c->devs || !c->srcs || !c->slots || !c->slot_time || !c->order ||
+	    !c->freelist || !c->seq) {
+		capture_free(c);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < NSLOTS; i++)
+		c->freelist[i] = NSLOTS - 1 - i;
+	c->nfree = NSLOTS;
+	for (size_t i = 0; i < devcap; i++)
+		c->devs[i].fd = -1;
+	return c;
+}
+
 static int write_timestamps(struct bt_capture *c)
 {
 	uint32_t words[2] = { (uint32_t)c->start_real_sec,
@@ -1353,30 +1401,10 @@ int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
 		setmsg(msg, mlen, "tracing block devices needs root");
 		return -EPERM;
 	}
-	c = calloc(1, sizeof(*c));
+	c = capture_alloc(o, o->ndevs);
 	if (!c)
 		return -ENOMEM;
-	c->o = *o;
-	c->stopfd[0] = c->stopfd[1] = c->lockfd = -1;
-	c->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (c->ncpu < 1)
-		c->ncpu = 1;
 	c->ndevs = o->ndevs;
-	c->devs = calloc(o->ndevs, sizeof(*c->devs));
-	c->srcs = calloc(o->ndevs * (size_t)c->ncpu + 1, sizeof(*c->srcs));
-	c->slots = malloc((size_t)NSLOTS * SLOT);
-	c->slot_time = malloc(NSLOTS * sizeof(*c->slot_time));
-	c->order = malloc(NSLOTS * sizeof(*c->order));
-	c->freelist = malloc(NSLOTS * sizeof(*c->freelist));
-	c->seq = calloc(o->ndevs * (size_t)c->ncpu, sizeof(*c->seq));
-	if (!c->devs || !c->srcs || !c->slots || !c->slot_time || !c->order ||
-	    !c->freelist || !c->seq) {
-		capture_free(c);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < NSLOTS; i++)
-		c->freelist[i] = NSLOTS - 1 - i;
-	c->nfree = NSLOTS;
 	for (size_t i = 0; i < o->ndevs; i++) {
 		c->devs[i].fd = -1;
 		r = dev_lookup(&c->devs[i], o->devs[i], msg, mlen);
@@ -1541,4 +1569,45 @@ int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
 		*st = c->st;
 	capture_free(c);
 	return ret;
+}
+
+int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
+		       size_t ndevs, struct bt_capture_stats *st)
+{
+	struct bt_capture_opts o = { .out_fd = out_fd, .via = BT_VIA_TRACEFS };
+	struct bt_capture *c;
+	int r, r2;
+
+	if (ndevs > CONVERT_DEVS)
+		return -E2BIG;
+	c = capture_alloc(&o, CONVERT_DEVS);
+	if (!c)
+		return -ENOMEM;
+	c->via = BT_VIA_TRACEFS;
+	c->st.via = BT_VIA_TRACEFS;
+	c->dyn_devs = ndevs == 0;
+	for (size_t i = 0; i < ndevs; i++)
+		c->devs[i].dev = devs[i];
+	c->ndevs = ndevs;
+	r = out_open(&c->merged, out_fd, 0);
+	if (r == 0)
+		r = add_src(c, in_fd);
+	if (r == 0) {
+		/* a blocking descriptor: drain() returns at its end */
+		c->nsrcs = 1;
+		r = drain(c);
+		if (r >= 0)
+			r = window_emit_upto(c, 0, true);
+		c->srcs[0].fd = -1;
+		free(c->srcs[0].buf);
+		c->nsrcs = 0;
+	}
+	r2 = out_close(&c->merged);
+	if (r >= 0 && r2 < 0)
+		r = r2;
+	c->st.lost = c->lost_lines;
+	if (st)
+		*st = c->st;
+	capture_free(c);
+	return r < 0 ? r : 0;
 }
