@@ -40,6 +40,7 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS		"/sys/kernel/debug"
 #define LOCK_PATH	"/run/lock/btkit-capture.lock"
+#define LOCK_PATH2	"/tmp/btkit-capture.lock"
 #define MAX_SAVED	32
 #define SLOT		256		/* bytes of one reorder slot: header + pdu */
 #define NSLOTS		16384		/* reorder window capacity, records */
@@ -1419,12 +1420,16 @@ int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
 				return -EINVAL;
 			}
 	}
+	/* /run/lock is missing on some minimal systems: /tmp then */
 	c->lockfd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (c->lockfd < 0 && errno == ENOENT)
+		c->lockfd = open(LOCK_PATH2, O_RDWR | O_CREAT | O_CLOEXEC |
+				 O_NOFOLLOW, 0600);
 	if (c->lockfd < 0 || flock(c->lockfd, LOCK_EX | LOCK_NB) < 0) {
 		r = c->lockfd < 0 ? -errno : -EBUSY;
 		setmsg(msg, mlen, r == -EBUSY ?
-		       "another capture is running (" LOCK_PATH " is locked)" :
-		       LOCK_PATH ": %s", strerror(-r));
+		       "another capture is running (its lock file is locked)" :
+		       "lock file: %s", strerror(-r));
 		capture_free(c);
 		return r;
 	}
