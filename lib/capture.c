@@ -1245,6 +1245,8 @@ static int relay_start(struct bt_capture *c, char *msg, size_t mlen)
 			snprintf(path, sizeof(path), DEBUGFS "/block/%s/trace%d",
 				 d->name, cpu);
 			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd < 0 && errno == ENOENT && cpu > 0)
+				continue;	/* an offline CPU has no file */
 			if (fd < 0) {
 				r = -errno;
 				setmsg(msg, mlen, "%s: %s", path,
