@@ -465,15 +465,13 @@ static void add_ios(struct io_stats *t, const struct io_stats *s)
 		a[i] += b[i];
 }
 
-static const struct cat *sort_cat;	/* for proc_cmp, set around qsort */
-
 /* blkparse's comparator, 0 or 1 on equal names, kept for its order. */
-static int proc_cmp(const void *a, const void *b)
+static int proc_cmp(const void *a, const void *b, void *arg)
 {
+	const struct cat *c = arg;
 	const struct proc_stats *p = *(const struct proc_stats *const *)a;
 	const struct proc_stats *q = *(const struct proc_stats *const *)b;
-	int res = strverscmp(comm_get(sort_cat, p->pid),
-			     comm_get(sort_cat, q->pid));
+	int res = strverscmp(comm_get(c, p->pid), comm_get(c, q->pid));
 
 	return res ? res : (int32_t)p->pid > (int32_t)q->pid;	/* pid_t */
 }
@@ -491,8 +489,7 @@ static void sum_print(struct cat *c)
 	/* blkparse lists processes newest first, then sorts them. */
 	for (size_t i = 0; i < m->nprocs; i++)
 		order[i] = &m->procs[m->nprocs - 1 - i];
-	sort_cat = c;
-	qsort(order, m->nprocs, sizeof(*order), proc_cmp);
+	qsort_r(order, m->nprocs, sizeof(*order), proc_cmp, c);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		snprintf(title, sizeof(title), "%s (%u)",
 			 comm_get(c, order[i]->pid), order[i]->pid);
@@ -543,6 +540,18 @@ static void sum_print(struct cat *c)
 		printf("Skips: %'lu forward (%'llu - %5.1lf%%)\n", 0ul, 0ull, 0.0);
 	}
 	setlocale(LC_NUMERIC, "C");
+}
+
+static void sum_free(struct summary *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->ndevs; i++)
+		free(m->devs[i].cpus);
+	free(m->devs);
+	free(m->procs);
+	free(m->slot);
+	free(m);
 }
 
 /* ------------------------------------------------------------ output */
@@ -1007,5 +1016,6 @@ int main(int argc, char **argv)
 	free(c.out);
 	free(c.comm);
 	free(c.detail);
+	sum_free(c.sum);
 	return c.failed ? BT_EXIT_DATA : rc;
 }
