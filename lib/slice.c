@@ -347,6 +347,18 @@ static int feed_message(struct bt_slice *s, const struct bt_event *ev,
 	return 0;
 }
 
+/*
+ * Requests an owner waits for in the scheduler.  Empty flushes are not:
+ * they bypass the scheduler, and blk-flush never dispatches the request of
+ * an empty preflush bio (it sends its own flush request, D FN, and then
+ * completes the original, C WS 0).
+ */
+static int counted(const struct bt_request *rq)
+{
+	return rq && !(rq->flags & BT_RQ_NOQ) && rq->op != 'F' &&
+	       !((rq->category & BT_TC_FLUSH) && rq->bytes == 0);
+}
+
 /* Owner got a new request (G, or I without G): maybe an episode opens. */
 static void owner_new_request(struct bt_slice *s, struct ent *o,
 			      const struct device *d, uint64_t t)
@@ -381,7 +393,7 @@ static int feed_dispatch(struct bt_slice *s, const struct bt_event *ev,
 	uint64_t t = ev->time;
 	struct ent *o = NULL;
 
-	if (rq && !(rq->flags & BT_RQ_NOQ)) {
+	if (counted(rq)) {
 		pid = (int32_t)rq->pid;
 		o = table_get(&s->owners, d->dev, rq->pid);
 		if (!o)
@@ -446,7 +458,7 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 	switch (ev->action) {
 	case BT_A_GETRQ:
 	case BT_A_INSERT:
-		if (!rq || (rq->flags & BT_RQ_NOQ))
+		if (!counted(rq))
 			return 0;
 		o = table_get(&s->owners, d->dev, rq->pid);
 		if (!o)
@@ -465,7 +477,7 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 		return feed_dispatch(s, ev, rq, d);
 	case BT_A_REQUEUE:
 		device_complete(d, t);
-		if (rq && !(rq->flags & BT_RQ_NOQ)) {
+		if (counted(rq)) {
 			o = table_find(&s->owners, d->dev, rq->pid);
 			if (o && o->inflight > 0) {
 				o->inflight--;
@@ -476,12 +488,17 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 	case BT_A_COMPLETE:
 		if (rq && rq->state != BT_RQS_DONE)
 			return 0;	/* a partial completion */
-		device_complete(d, t);
-		if (rq && !(rq->flags & BT_RQ_NOQ)) {
+		if (!rq || rq->d != BT_TIME_NONE)
+			device_complete(d, t);
+		if (counted(rq)) {
 			o = table_find(&s->owners, d->dev, rq->pid);
 			if (o) {
-				if (o->inflight > 0)
+				if (rq->d == BT_TIME_NONE) {
+					if (o->pending > 0)
+						o->pending--;
+				} else if (o->inflight > 0) {
 					o->inflight--;
+				}
 				o->last_c = t;
 			}
 		}
@@ -503,7 +520,7 @@ void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq)
 		if (d)
 			device_complete(d, s->now);
 	}
-	if (rq->flags & BT_RQ_NOQ)
+	if (!counted(rq))
 		return;
 	o = table_find(&s->owners, rq->dev, rq->pid);
 	if (!o)

@@ -57,7 +57,7 @@ static struct bt_request *rq_at(struct got *g, uint64_t sector, int create)
 		if (!g->rq[i].state || g->rq[i].state == BT_RQS_DONE) {
 			memset(&g->rq[i], 0, sizeof(g->rq[i]));
 			g->rq[i].sector = sector;
-			g->rq[i].g = g->rq[i].i = BT_TIME_NONE;
+			g->rq[i].g = g->rq[i].i = g->rq[i].d = BT_TIME_NONE;
 			return &g->rq[i];
 		}
 	}
@@ -84,6 +84,7 @@ static void ev(struct bt_slice *s, struct got *g, uint64_t t, unsigned act,
 		switch (act) {
 		case BT_A_GETRQ:
 			rq->pid = pid;
+			rq->category = bytes ? BT_TC_READ : BT_TC_FLUSH;
 			rq->g = t;
 			rq->bytes = bytes;
 			rq->state = BT_RQS_GOT;
@@ -99,6 +100,7 @@ static void ev(struct bt_slice *s, struct got *g, uint64_t t, unsigned act,
 		case BT_A_COMPLETE:
 			rq->c = t;
 			rq->state = BT_RQS_DONE;
+			rq->op = rq->bytes ? 'R' : 'F';
 			break;
 		}
 	}
@@ -178,6 +180,32 @@ static void test_slice_events_tau_and_pending(void **state)
 	assert_int_equal(g.ep[1].wait, 3 * MS);
 	assert_int_equal(g.ep[1].foreign_bytes, 0);
 	assert_int_equal(g.ep[1].top_other, -1);
+	bt_slice_free(s);
+}
+
+static void test_slice_events_empty_preflush_is_no_wait(void **state)
+{
+	struct got g;
+	struct bt_slice *s = mk(&g, 1 * MS);
+
+	(void)state;
+	ev(s, &g, 1 * MS, BT_A_GETRQ, 10, 100, 4096);
+	ev(s, &g, 2 * MS, BT_A_ISSUE, 0, 100, 4096);
+	ev(s, &g, 3 * MS, BT_A_COMPLETE, 0, 100, 4096);
+	/* fdatasync's empty preflush: G, then blk-flush completes it
+	 * without a D of its own */
+	ev(s, &g, 10 * MS, BT_A_GETRQ, 10, 0, 0);
+	ev(s, &g, 15 * MS, BT_A_COMPLETE, 0, 0, 0);
+	assert_int_equal(g.n, 1);
+	/* not left pending: the next write waits on its own */
+	ev(s, &g, 20 * MS, BT_A_GETRQ, 10, 200, 4096);
+	ev(s, &g, 21 * MS, BT_A_INSERT, 10, 200, 4096);
+	ev(s, &g, 23 * MS, BT_A_ISSUE, 0, 200, 4096);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ep[1].start, 21 * MS);
+	assert_int_equal(g.ep[1].wait, 2 * MS);
+	bt_slice_finish(s);
+	assert_int_equal(g.n, 2);
 	bt_slice_free(s);
 }
 
@@ -294,6 +322,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slice_events_insert_to_dispatch),
 		cmocka_unit_test(test_slice_events_tau_and_pending),
+		cmocka_unit_test(test_slice_events_empty_preflush_is_no_wait),
 		cmocka_unit_test(test_slice_events_censored),
 		cmocka_unit_test(test_slice_cfq_messages),
 		cmocka_unit_test(test_slice_bfq_injection_ends_wait),
