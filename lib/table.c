@@ -25,14 +25,11 @@ struct bt_table {
 	int err;		/* sticky: first -errno met */
 };
 
-/* Make room for n more bytes; on failure the error sticks and 0 is returned. */
-static int reserve(struct bt_table *t, size_t n)
+static int grow(struct bt_table *t, size_t n)
 {
 	size_t cap;
 	char *p;
 
-	if (t->len + n <= t->cap)
-		return 1;
 	cap = t->cap ? t->cap : 256;
 	while (cap < t->len + n)
 		cap *= 2;
@@ -47,13 +44,24 @@ static int reserve(struct bt_table *t, size_t n)
 	return 1;
 }
 
+/* Make room for n more bytes; on failure the error sticks and 0 is returned. */
+static inline int reserve(struct bt_table *t, size_t n)
+{
+	if (__builtin_expect(t->len + n <= t->cap, 1))
+		return 1;
+	return grow(t, n);
+}
+
 static int needs_quotes(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case ',': case '"': case '\n': case '\r':
+		unsigned char c = (unsigned char)s[i];
+
+		/* One compare rules out letters and digits, the usual case. */
+		if (c > '"' && c != ',')
+			continue;
+		if (c == ',' || c == '"' || c == '\n' || c == '\r')
 			return 1;
-		}
 	}
 	/* Leading or trailing blanks would be trimmed by some readers. */
 	return n && (s[0] == ' ' || s[n - 1] == ' ');
@@ -86,12 +94,23 @@ static void cell(struct bt_table *t, const char *s, size_t n)
 	t->len += n;
 }
 
+/* A cell that needs neither quoting nor blanking: numbers. */
+static void cell_raw(struct bt_table *t, const char *s, size_t n)
+{
+	if (!reserve(t, n + 1))
+		return;
+	if (t->ncells++)
+		t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	memcpy(t->row + t->len, s, n);
+	t->len += n;
+}
+
 /* Write the finished row and start a new one. */
 static void flush_row(struct bt_table *t)
 {
 	if (reserve(t, 1))
 		t->row[t->len++] = '\n';
-	if (!t->err && fwrite(t->row, 1, t->len, t->fp) != t->len)
+	if (!t->err && fwrite_unlocked(t->row, 1, t->len, t->fp) != t->len)
 		t->err = -EIO;
 	t->len = 0;
 	t->ncells = 0;
@@ -116,7 +135,7 @@ int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 			bt_table_str(t, cols[i]);
 		flush_row(t);
 	}
-	if (t->err == -ENOMEM) {
+	if (t->err == -ENOMEM || !reserve(t, 256)) {
 		free(t->row);
 		free(t);
 		return -ENOMEM;
@@ -146,7 +165,7 @@ void bt_table_u64(struct bt_table *t, uint64_t v)
 {
 	char buf[24], *p = utoa(buf + sizeof(buf), v);
 
-	cell(t, p, (size_t)(buf + sizeof(buf) - p));
+	cell_raw(t, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void bt_table_i64(struct bt_table *t, int64_t v)
@@ -157,7 +176,7 @@ void bt_table_i64(struct bt_table *t, int64_t v)
 	p = utoa(buf + sizeof(buf), u);
 	if (v < 0)
 		*--p = '-';
-	cell(t, p, (size_t)(buf + sizeof(buf) - p));
+	cell_raw(t, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /* v / 10^dec printed with exactly dec decimals, integer arithmetic only. */
@@ -172,7 +191,7 @@ static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
 	}
 	*--p = '.';
 	p = utoa(p, v / div);
-	cell(t, p, (size_t)(end - p));
+	cell_raw(t, p, (size_t)(end - p));
 }
 
 void bt_table_us(struct bt_table *t, uint64_t ns)
@@ -199,7 +218,7 @@ void bt_table_double(struct bt_table *t, double v, int decimals)
 		n = 0;
 	if ((size_t)n >= sizeof(buf))
 		n = (int)sizeof(buf) - 1;	/* |v| near DBL_MAX: keep the digits that fit */
-	cell(t, buf, (size_t)n);
+	cell_raw(t, buf, (size_t)n);
 }
 
 void bt_table_dev(struct bt_table *t, uint32_t dev)
