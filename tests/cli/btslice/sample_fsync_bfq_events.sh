@@ -1,0 +1,1 @@
+btslice --from=events sample-traces/fsync-vs-readers-bfq.bin.gz

@@ -1,0 +1,1 @@
+btslice sample-traces/fsync-vs-readers-none.bin.gz

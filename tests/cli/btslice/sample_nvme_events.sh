@@ -1,0 +1,1 @@
+btslice sample-traces/nvme-readahead-2020.bin

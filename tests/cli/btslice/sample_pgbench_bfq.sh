@@ -1,0 +1,1 @@
+btslice sample-traces/pgbench-bfq.bin.gz

@@ -1,0 +1,1 @@
+btslice sample-traces/pgbench-none.bin.gz

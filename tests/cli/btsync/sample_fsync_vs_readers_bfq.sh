@@ -1,0 +1,1 @@
+btsync sample-traces/fsync-vs-readers-bfq.bin.gz

@@ -1,0 +1,1 @@
+btsync -c sample-traces/nvme-readahead-2020.bin

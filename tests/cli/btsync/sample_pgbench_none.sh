@@ -1,0 +1,1 @@
+btsync sample-traces/pgbench-none.bin.gz

@@ -1,0 +1,1 @@
+btsync -e sample-traces/pgbench-none.bin.gz | head -20
