@@ -77,9 +77,14 @@ run "btslice: how long each process waited for its scheduler slice" \
 run "btsync: fdatasync/fsync episodes per process, data and flush phase" \
 	btsync "$main"
 
+# The other traces: fdatasync latency where a process synced (compare the
+# schedulers), latency otherwise.
 for f in "${traces[@]}"; do
 	[ "$f" = "$main" ] && continue
-	run "btlat on $f" btlat "$f"
+	case $f in
+	*fsync*|*pgbench*) run "btsync on $f" btsync "$f" ;;
+	*) run "btlat on $f" btlat "$f" ;;
+	esac
 done
 echo
 echo "More: man -l man/btkit.7; each tool has -h and a man page."
