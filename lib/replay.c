@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <liburing.h>
 #include "btkit.h"
@@ -31,6 +32,15 @@ enum rop { OP_READ, OP_WRITE, OP_DISCARD, OP_FLUSH };
 
 #define MAX_DEPTH	1024u
 #define MAX_BUF		(64u << 20)	/* largest read or write replayed */
+/*
+ * Direct I/O of more than BIO_MAX_VECS pages is several bios, which the
+ * kernel will not build without blocking: io_uring would hand the I/O to
+ * an io-wq worker, whose pid a trace of the replay would show.  Bigger
+ * I/Os go as pieces of this size, the bios the kernel would make anyway.
+ */
+#define PIECE		(1u << 20)
+#define MAX_ENTRIES	4096u
+#define HUGE		(2u << 20)	/* transparent huge page */
 #define WAIT_SLICE_NS	50000000ull	/* wake at least this often to see stop */
 
 /* One I/O to replay: 24 bytes. */
@@ -51,6 +61,7 @@ struct proc {
 	struct rio *io;
 	size_t n, cap;
 	uint64_t *lat, *lag;	/* per issued I/O, ns */
+	uint8_t *left;		/* pieces in flight per I/O (0x80: one failed) */
 	size_t issued;
 	uint64_t bytes, errors;
 	int first_error;
@@ -638,23 +649,46 @@ static void sync_op(struct bt_replay *rp, struct proc *p, const struct rio *io,
 		fail(p, errno);
 }
 
+/* user_data: I/O index, and the piece in the top 16 bits. */
+#define UD_PIECE_SHIFT	48
+
+static uint32_t piece_len(const struct rio *io, unsigned k)
+{
+	uint32_t done = k * PIECE;
+
+	return io->bytes - done < PIECE ? io->bytes - done : PIECE;
+}
+
 static void reap(struct proc *p, struct io_uring *ring, unsigned *inflight)
 {
 	struct io_uring_cqe *cqe;
 	uint64_t now = 0;
 
 	while (io_uring_peek_cqe(ring, &cqe) == 0) {
-		size_t k = (size_t)cqe->user_data;
-		int res = cqe->res;
+		size_t k = (size_t)(cqe->user_data & ((1ull << UD_PIECE_SHIFT) - 1));
+		unsigned piece = (unsigned)(cqe->user_data >> UD_PIECE_SHIFT);
+		int res = cqe->res, bad = 0;
 
+		if (res < 0)
+			bad = -res;
+		else if ((uint32_t)res != piece_len(&p->io[k], piece))
+			bad = EIO;
+		io_uring_cqe_seen(ring, cqe);
+		if (p->left && p->left[k]) {
+			/* One piece of several: the I/O ends with its last. */
+			if (bad && !(p->left[k] & 0x80)) {
+				fail(p, bad);
+				p->left[k] |= 0x80;
+			}
+			if ((--p->left[k] & 0x7f) != 0)
+				continue;
+			p->left[k] = 0;
+		} else if (bad) {
+			fail(p, bad);
+		}
 		if (!now)
 			now = now_ns();
 		p->lat[k] = now > p->lat[k] ? now - p->lat[k] : 0;
-		if (res < 0)
-			fail(p, -res);
-		else if ((uint32_t)res != p->io[k].bytes)
-			fail(p, EIO);
-		io_uring_cqe_seen(ring, cqe);
 		(*inflight)--;
 	}
 }
@@ -719,20 +753,33 @@ static void *run_proc(void *arg)
 		pthread_setname_np(pthread_self(), p->comm);
 	/* The default 50 us timer slack would be most of the lag budget. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	while (entries < p->depth)
+	while (entries < p->depth * ((p->bufsz + PIECE - 1) / PIECE) &&
+	       entries < MAX_ENTRIES)
 		entries *= 2;
 	rc = io_uring_queue_init(entries, &ring, 0);
 	have_ring = rc == 0;
 	if (rc == 0 && p->bufsz) {
 		size_t sz = p->bufsz > MAX_BUF ? MAX_BUF : p->bufsz;
 
-		sz = (sz + 4095) & ~(size_t)4095;
-		if (posix_memalign(&buf, 4096, sz)) {
-			buf = NULL;
-			rc = -ENOMEM;
+		/*
+		 * Large I/O from scattered 4 KiB pages needs more segments than
+		 * many devices take (loop: 128): the kernel must split the bio,
+		 * which it refuses under IOCB_NOWAIT, so io_uring would punt it
+		 * to an io-wq worker.  Huge pages keep the buffer contiguous.
+		 */
+		if (sz > 65536) {
+			sz = (sz + HUGE - 1) & ~(size_t)(HUGE - 1);
+			rc = posix_memalign(&buf, HUGE, sz) ? -ENOMEM : 0;
+			if (rc == 0)
+				madvise(buf, sz, MADV_HUGEPAGE);
 		} else {
-			memset(buf, 0xa5, sz);
+			sz = (sz + 4095) & ~(size_t)4095;
+			rc = posix_memalign(&buf, 4096, sz) ? -ENOMEM : 0;
 		}
+		if (rc < 0)
+			buf = NULL;
+		else
+			memset(buf, 0xa5, sz);
 	}
 	if (rc < 0) {
 		int zero = 0;
@@ -742,7 +789,7 @@ static void *run_proc(void *arg)
 	if (gate(rp))
 		goto out;
 	for (;;) {
-		unsigned queued = 0;
+		unsigned queued = 0;	/* SQEs not submitted yet */
 		uint64_t now, due = 0;
 		int stop = atomic_load_explicit(&rp->stop, memory_order_relaxed);
 
@@ -751,11 +798,12 @@ static void *run_proc(void *arg)
 		if ((next >= p->n || stop) && !inflight)
 			break;
 		now = now_ns();
-		while (!stop && next < p->n && inflight + queued < p->depth) {
+		while (!stop && next < p->n && inflight < p->depth) {
 			const struct rio *io = &p->io[next];
 			const struct target *t = &rp->targets[io->dev];
 			uint64_t off = (io->sector - rp->devs[io->dev].base) * 512;
 			struct io_uring_sqe *sqe;
+			unsigned pieces;
 
 			due = due_of(rp, io);
 			if (!rp->no_stall && due > now)
@@ -795,20 +843,34 @@ static void *run_proc(void *arg)
 				p->lat[next++] = 0;
 				continue;
 			}
-			sqe = io_uring_get_sqe(&ring);
-			if (!sqe)
-				break;
-			if (io->op == OP_READ) {
-				io_uring_prep_read(sqe, t->fd, buf, io->bytes, off);
-			} else {
-				io_uring_prep_write(sqe, t->fd, buf, io->bytes, off);
-				if (io->flags & F_FUA)
-					sqe->rw_flags = RWF_DSYNC;
+			pieces = (io->bytes + PIECE - 1) / PIECE;
+			if (io_uring_sq_space_left(&ring) < pieces && queued) {
+				io_uring_submit(&ring);
+				queued = 0;
 			}
-			sqe->user_data = next;
+			if (io_uring_sq_space_left(&ring) < pieces)
+				break;
+			for (unsigned k = 0; k < pieces; k++) {
+				char *at = (char *)buf + (size_t)k * PIECE;
+				uint32_t len = piece_len(io, k);
+
+				sqe = io_uring_get_sqe(&ring);
+				if (io->op == OP_READ) {
+					io_uring_prep_read(sqe, t->fd, at, len,
+							   off + (uint64_t)k * PIECE);
+				} else {
+					io_uring_prep_write(sqe, t->fd, at, len,
+							    off + (uint64_t)k * PIECE);
+					if (io->flags & F_FUA)
+						sqe->rw_flags = RWF_DSYNC;
+				}
+				sqe->user_data = next | ((uint64_t)k << UD_PIECE_SHIFT);
+				queued++;
+			}
+			if (pieces > 1)
+				p->left[next] = (uint8_t)pieces;
 			p->bytes += io->bytes;
 			p->lat[next++] = now;	/* issue time until completion */
-			queued++;
 			inflight++;
 		}
 		if (queued) {
@@ -816,10 +878,10 @@ static void *run_proc(void *arg)
 				rc = io_uring_submit(&ring);
 			while (rc == -EINTR || rc == -EAGAIN);
 			if (rc < 0) {
-				/* The ring is unusable: give up this thread. */
+				/* The ring is unusable: stop everyone. */
 				fail(p, -rc);
-				inflight -= queued;
 				atomic_store(&rp->stop, 1);
+				break;
 			}
 		}
 		if (stop) {
@@ -858,9 +920,11 @@ int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o)
 
 		free(p->lat);
 		free(p->lag);
+		free(p->left);
 		p->lat = malloc(p->n * sizeof(*p->lat));
 		p->lag = malloc(p->n * sizeof(*p->lag));
-		if (!p->lat || !p->lag)
+		p->left = p->bufsz > PIECE ? calloc(p->n, 1) : NULL;
+		if (!p->lat || !p->lag || (p->bufsz > PIECE && !p->left))
 			return -ENOMEM;
 		p->issued = 0;
 		p->bytes = p->errors = 0;
@@ -1017,6 +1081,7 @@ void bt_replay_free(struct bt_replay *rp)
 		free(rp->procs[i].io);
 		free(rp->procs[i].lat);
 		free(rp->procs[i].lag);
+		free(rp->procs[i].left);
 	}
 	free(rp->procs);
 	free(rp->pidx);

@@ -4,7 +4,8 @@
  * the most I/Os each had in flight, split remainders not replayed twice,
  * D requests owned by the pid of their first bio, flush requests by the
  * pid of the flush bio, a partition's start from its remaps, -p), and a
- * run onto a temporary file: offsets land where the trace says, results
+ * run onto a temporary file: offsets land where the trace says, I/O
+ * over 1 MiB goes in pieces, a discard punches a hole, results
  * per pid, the absolute schedule holds I/O back, stop before the start
  * issues nothing.  Also the legacy scheduler names of lib/blkdev.c.
  */
@@ -266,6 +267,54 @@ static void test_replay_writes_land_at_their_offset(void **state)
 	bt_replay_free(rp);
 }
 
+static void test_replay_big_io_in_pieces(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	unsigned char c;
+	uint32_t big = (3u << 20) + 4096;	/* four pieces, the last 4 KiB */
+	int fd;
+	(void)state;
+
+	/* The read follows the write's completion: it reads what was written. */
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_WRITE, 4, 2048, big));
+	feed(rp, ev(2, BT_A_COMPLETE, BT_TC_WRITE, 0, 2048, big));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_READ, 4, 2048, big));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	fd = run_on_file(rp, 1, 1.0);
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.ios, 2);
+	assert_int_equal(p.errors, 0);
+	assert_int_equal(p.bytes, 2ull * big);
+	assert_int_equal(pread(fd, &c, 1, 2048 * 512 + big - 1), 1);
+	assert_int_equal(c, 0xa5);
+	assert_int_equal(lseek(fd, 0, SEEK_END), 2048 * 512 + big);
+	close(fd);
+	bt_replay_free(rp);
+}
+
+static void test_replay_discard_punches_a_file(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	unsigned char c;
+	int fd;
+	(void)state;
+
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_WRITE, 4, 0, 65536));
+	feed(rp, ev(2, BT_A_COMPLETE, BT_TC_WRITE, 0, 0, 65536));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_WRITE | BT_TC_DISCARD, 4, 0, 65536));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	fd = run_on_file(rp, 0, 1.0);
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.ios, 2);
+	assert_int_equal(p.errors, 0);
+	assert_int_equal(pread(fd, &c, 1, 4096), 1);
+	assert_int_equal(c, 0);
+	close(fd);
+	bt_replay_free(rp);
+}
+
 static uint64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -348,6 +397,8 @@ int main(void)
 		cmocka_unit_test(test_replay_partition_base_from_remap),
 		cmocka_unit_test(test_replay_pid_filter),
 		cmocka_unit_test(test_replay_writes_land_at_their_offset),
+		cmocka_unit_test(test_replay_big_io_in_pieces),
+		cmocka_unit_test(test_replay_discard_punches_a_file),
 		cmocka_unit_test(test_replay_schedule_holds_io_back),
 		cmocka_unit_test(test_replay_stop_before_start_issues_nothing),
 		cmocka_unit_test(test_replay_run_needs_targets),
