@@ -111,8 +111,12 @@ uint64_t bt_dist_quantile(struct bt_dist *d, double q)
 	/* Nearest rank: the smallest sample with at least q*n samples <= it. */
 	want = q * (double)d->n;
 	rank = (uint64_t)want;
-	if ((double)rank < want)
-		rank++;		/* ceil without libm */
+	/*
+	 * Ceil, but q*n is rounded (0.07 * 100 = 7.000000000000001): a
+	 * fraction within rounding error is no fraction.
+	 */
+	if (want - (double)rank > 1e-9 * (want > 1 ? want : 1))
+		rank++;
 	if (rank < 1)
 		rank = 1;
 	if (rank > d->n)

@@ -99,6 +99,22 @@ static void test_stats_exact_up_to_limit(void **state)
 	bt_dist_free(&d);
 }
 
+static void test_stats_rank_ignores_rounding_of_q_times_n(void **state)
+{
+	struct bt_dist d;
+
+	(void)state;
+	bt_dist_init(&d);
+	for (uint64_t v = 1; v <= 100; v++)
+		bt_dist_add(&d, v);
+	/* In doubles 0.07 * 100 is 7.000000000000001: still rank 7. */
+	assert_int_equal(bt_dist_quantile(&d, 0.07), 7);
+	assert_int_equal(bt_dist_quantile(&d, 0.29), 29);
+	assert_int_equal(bt_dist_quantile(&d, 0.57), 57);
+	assert_int_equal(bt_dist_quantile(&d, 0.575), 58);
+	bt_dist_free(&d);
+}
+
 static void test_stats_add_after_quantile_resorts(void **state)
 {
 	struct bt_dist d;
@@ -284,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_stats_empty_dist_is_zero),
 		cmocka_unit_test(test_stats_exact_quantiles_small),
 		cmocka_unit_test(test_stats_exact_up_to_limit),
+		cmocka_unit_test(test_stats_rank_ignores_rounding_of_q_times_n),
 		cmocka_unit_test(test_stats_add_after_quantile_resorts),
 		cmocka_unit_test(test_stats_bucket_accuracy_beyond_exact),
 		cmocka_unit_test(test_stats_bucket_small_values),
