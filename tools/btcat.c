@@ -105,6 +105,7 @@ struct cat {
 	unsigned fmt_flags;
 	struct batch b;		/* stream mode */
 	uint64_t genesis;
+	int have_genesis;
 	uint64_t first;		/* bt_tool_next's, unused: filters are ours */
 	int failed;		/* an input had a bad record */
 	struct comm_slot *comm;
@@ -799,9 +800,16 @@ static void run_stream(struct cat *c, struct bt_reader *r)
 			if (c->sum)
 				sum_dev(c, e->dev, NULL);
 		}
-		/* blkparse looks for its origin again while it is 0. */
-		if (!c->genesis && min != UINT64_MAX)
+		/*
+		 * blkparse looks for its origin again while it is 0, so a
+		 * `blkparse -d` dump (events from time 0) restarts at 0 every
+		 * batch; only --blkparse=1.2 copies that.
+		 */
+		if (min != UINT64_MAX && (!c->have_genesis ||
+		    (!c->genesis && (c->fmt_flags & BT_FMT_V120)))) {
 			c->genesis = min;
+			c->have_genesis = 1;
+		}
 		sort_batch(b->h, b->n);
 		for (size_t i = 0; i < b->n; i++) {
 			const struct bt_event *e = &b->h[i].ev;
