@@ -27,6 +27,7 @@
 
 struct ent {
 	struct bt_request rq;
+	uint64_t skey;		/* sectors: key in the start index */
 	uint64_t end;		/* sectors: key in the end index */
 	uint64_t seq;		/* creation order, for oldest-first ties */
 	uint64_t d_sector;	/* sectors: start when dispatched */
@@ -73,7 +74,7 @@ static void idx_insert(struct bt_tracker *tr, uint32_t *idx, uint32_t dev,
 static inline uint64_t ent_key(const struct bt_tracker *tr,
 			       const uint32_t *idx, const struct ent *x)
 {
-	return idx == tr->sidx ? x->rq.sector : x->end;
+	return idx == tr->sidx ? x->skey : x->end;
 }
 
 /* Linear probing with backward-shift deletion: no tombstones to pile up. */
@@ -112,7 +113,7 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 	uint32_t e = (uint32_t)(x - tr->pool);
 
 	if (x->in_start)
-		idx_remove(tr, tr->sidx, x->rq.dev, x->rq.sector, e);
+		idx_remove(tr, tr->sidx, x->rq.dev, x->skey, e);
 	if (x->in_end)
 		idx_remove(tr, tr->eidx, x->rq.dev, x->end, e);
 	x->in_start = x->in_end = 0;
@@ -124,8 +125,10 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 	uint32_t e = (uint32_t)(x - tr->pool);
 
 	unindex(tr, x);
+	/* Keys are kept apart: callers move rq.sector before reindexing. */
+	x->skey = x->rq.sector;
 	x->end = x->rq.sector + (x->remaining >> 9);
-	idx_insert(tr, tr->sidx, x->rq.dev, x->rq.sector, e);
+	idx_insert(tr, tr->sidx, x->rq.dev, x->skey, e);
 	x->in_start = 1;
 	if (x->rq.state >= BT_RQS_GOT && x->rq.state <= BT_RQS_INSERTED) {
 		idx_insert(tr, tr->eidx, x->rq.dev, x->end, e);
