@@ -17,6 +17,7 @@
 #include "btkit.h"
 
 #define MAX_RANGES	64	/* outstanding write ranges per episode */
+#define MAX_DEVS	64	/* devices whose last flush dispatch is kept */
 #define DEFAULT_NOFLUSH	5000000000ull
 
 struct range {
@@ -49,7 +50,48 @@ struct bt_sync {
 	size_t nep, capep;
 	struct episode *spare;	/* freed episodes kept for reuse */
 	uint64_t now;
+	/* per device: when the last empty flush request was dispatched */
+	uint32_t fdev[MAX_DEVS];
+	uint64_t fd_time[MAX_DEVS];	/* ns */
+	size_t nfdev;
 };
+
+static uint64_t *flush_d(struct bt_sync *s, uint32_t dev)
+{
+	for (size_t i = 0; i < s->nfdev; i++)
+		if (s->fdev[i] == dev)
+			return &s->fd_time[i];
+	if (s->nfdev == MAX_DEVS)
+		return NULL;
+	s->fdev[s->nfdev] = dev;
+	s->fd_time[s->nfdev] = 0;
+	return &s->fd_time[s->nfdev++];
+}
+
+/*
+ * Does completion ev finish the flush an episode waits for?  A data-bearing
+ * flush completes at its sector.  An empty one completes with the first
+ * flush request (C FN) dispatched after it was queued: blk-flush makes a
+ * preflush that arrives while a flush is in flight wait for the next one.
+ * A device without a volatile cache gets no flush request at all; then
+ * the completion of the empty request itself (C WS 0) is the end.
+ */
+static int closes(const struct episode *e, const struct bt_event *ev,
+		  uint64_t last_fd)
+{
+	uint64_t cs = ev->sector, ce = ev->sector + ev->bytes / 512;
+
+	if (ev->time < e->cand_q)
+		return 0;
+	if (e->cand_bytes)
+		return ev->bytes > 0 && cs <= e->cand_sector &&
+		       e->cand_sector < ce;
+	if (ev->bytes)
+		return 0;
+	if (ev->category & BT_TC_FLUSH)
+		return last_fd >= e->cand_q;
+	return (ev->category & BT_TC_WRITE) && last_fd < e->cand_q;
+}
 
 int bt_sync_is_journal(const char *comm)
 {
@@ -242,6 +284,8 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 static void feed_complete(struct bt_sync *s, const struct bt_event *ev)
 {
 	uint64_t cs = ev->sector, ce = ev->sector + ev->bytes / 512;
+	uint64_t *fd = flush_d(s, ev->dev);
+	uint64_t last_fd = fd ? *fd : 0;
 	size_t i = 0;
 
 	while (i < s->nep) {
@@ -272,11 +316,7 @@ static void feed_complete(struct bt_sync *s, const struct bt_event *ev)
 				}
 			}
 		}
-		if (e->has_cand && ev->time >= e->cand_q &&
-		    (e->cand_bytes == 0 ?
-		     (ev->category & BT_TC_FLUSH) && ev->bytes == 0 :
-		     ev->bytes > 0 && cs <= e->cand_sector &&
-		     e->cand_sector < ce)) {
+		if (e->has_cand && closes(e, ev, last_fd)) {
 			close_ep(s, i, ev->time, 0);
 			closed = 1;
 		}
@@ -314,6 +354,14 @@ int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 	switch (ev->action) {
 	case BT_A_QUEUE:
 		return feed_queue(s, ev, comm);
+	case BT_A_ISSUE:
+		if ((ev->category & BT_TC_FLUSH) && ev->bytes == 0) {
+			uint64_t *fd = flush_d(s, ev->dev);
+
+			if (fd)
+				*fd = ev->time;
+		}
+		return 0;
 	case BT_A_COMPLETE:
 		feed_complete(s, ev);
 		return 0;

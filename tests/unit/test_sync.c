@@ -189,12 +189,14 @@ static void test_sync_other_io_invalidates(void **state)
 	ev(s, 2 * MS, BT_A_QUEUE, 10, BT_TC_READ, 7000, 8192);
 	ev(s, 3 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
 	ev(s, 4 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 5 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 5 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.ep[0].flags, BT_SYNC_SELF | BT_SYNC_INVALID);
 	/* a sync write after the flush was asked for also invalidates */
 	ev(s, 6 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
 	ev(s, 6 * MS + 1, BT_A_QUEUE, 10, WS, 300, 4096);
+	ev(s, 7 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 7 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
 	assert_int_equal(g.n, 2);
 	assert_true(g.ep[1].flags & BT_SYNC_INVALID);
@@ -209,6 +211,7 @@ static void test_sync_flush_only_and_censored(void **state)
 	(void)state;
 	/* fdatasync with nothing dirty: just the flush */
 	ev(s, 1 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 2 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 2 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.ep[0].data, 0);
@@ -233,6 +236,7 @@ static void test_sync_any_flush_and_journal_pid(void **state)
 	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
 	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
 	ev(s, 3 * MS, BT_A_QUEUE, 33, FWS, 0, 0);	/* someone else */
+	ev(s, 4 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 4 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
 	/* pid 33's own flush-only episode and pid 10's, closed by 33 */
 	assert_int_equal(g.n, 2);
@@ -249,6 +253,7 @@ static void test_sync_any_flush_and_journal_pid(void **state)
 	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
 	ev(s, 3 * MS, BT_A_QUEUE, 33, FWS, 0, 0);	/* not a journal */
 	ev(s, 3 * MS + 5, BT_A_QUEUE, 55, FWS, 0, 0);	/* --journal-pid */
+	ev(s, 4 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 4 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
 	assert_int_equal(g.n, 2);
 	for (size_t i = 0; i < 2; i++)
@@ -286,6 +291,41 @@ static void test_sync_barrier_trace(void **state)
 	bt_sync_free(s);
 }
 
+static void test_sync_flush_in_flight_before_does_not_count(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);	/* someone's */
+	ev(s, 2 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 0);
+	/* blk-flush made ours wait for the next flush */
+	ev(s, 4 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
+	ev(s, 6 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].lat, 4 * MS);
+	bt_sync_free(s);
+}
+
+static void test_sync_no_cache_device(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	/* no volatile cache: no flush request, the empty one just ends */
+	ev(s, 1 * MS, BT_A_QUEUE, 10, WS, 100, 4096);
+	ev(s, 2 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
+	ev(s, 3 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 3 * MS + 50, BT_A_COMPLETE, 0, WS, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_SELF);
+	assert_int_equal(g.ep[0].flush, 1 * MS + 50);
+	bt_sync_free(s);
+}
+
 static void test_sync_is_journal_names(void **state)
 {
 	(void)state;
@@ -320,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_sync_flush_only_and_censored),
 		cmocka_unit_test(test_sync_any_flush_and_journal_pid),
 		cmocka_unit_test(test_sync_barrier_trace),
+		cmocka_unit_test(test_sync_flush_in_flight_before_does_not_count),
+		cmocka_unit_test(test_sync_no_cache_device),
 		cmocka_unit_test(test_sync_is_journal_names),
 		cmocka_unit_test(test_sync_new_rejects_bad_opts),
 	};
