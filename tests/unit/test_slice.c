@@ -84,6 +84,7 @@ static void ev(struct bt_slice *s, struct got *g, uint64_t t, unsigned act,
 		switch (act) {
 		case BT_A_GETRQ:
 			rq->pid = pid;
+			rq->dev = DEV;
 			rq->category = bytes ? BT_TC_READ : BT_TC_FLUSH;
 			rq->g = t;
 			rq->bytes = bytes;
@@ -209,6 +210,30 @@ static void test_slice_events_empty_preflush_is_no_wait(void **state)
 	bt_slice_free(s);
 }
 
+static void test_slice_forget_expired_request(void **state)
+{
+	struct got g;
+	struct bt_slice *s = mk(&g, 1 * MS);
+	struct bt_request *rq;
+
+	(void)state;
+	ev(s, &g, 1 * MS, BT_A_GETRQ, 10, 100, 4096);
+	ev(s, &g, 2 * MS, BT_A_ISSUE, 0, 100, 4096);
+	/* the completion was lost; the tracker expires the request */
+	rq = rq_at(&g, 100, 0);
+	assert_non_null(rq);
+	rq->flags |= BT_RQ_EXPIRED;
+	bt_slice_forget(s, rq);
+	rq->state = 0;
+	ev(s, &g, 40 * MS, BT_A_GETRQ, 10, 200, 4096);
+	ev(s, &g, 41 * MS, BT_A_ISSUE, 0, 200, 4096);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ep[1].wait, 1 * MS);
+	/* and the device counts as idle again */
+	assert_int_equal(g.ep[1].dev_idle, 1 * MS);
+	bt_slice_free(s);
+}
+
 static void test_slice_events_censored(void **state)
 {
 	struct got g;
@@ -323,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_slice_events_insert_to_dispatch),
 		cmocka_unit_test(test_slice_events_tau_and_pending),
 		cmocka_unit_test(test_slice_events_empty_preflush_is_no_wait),
+		cmocka_unit_test(test_slice_forget_expired_request),
 		cmocka_unit_test(test_slice_events_censored),
 		cmocka_unit_test(test_slice_cfq_messages),
 		cmocka_unit_test(test_slice_bfq_injection_ends_wait),
