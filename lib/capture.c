@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -49,6 +50,7 @@
 #define WINDOW_NS	10000000ull	/* trace_pipe: hold records 10 ms */
 #define SLACK_NS	2000000ull	/* after a full drain: 2 ms */
 #define POLL_MS		20
+#define READER_NICE	-10		/* nice of the reading thread */
 #define CONVERT_DEVS	64		/* devices a conversion can number */
 #define TRACEFS_KB	8192		/* default per-CPU ring buffer */
 #define RELAY_KB	2048		/* blktrace's default: 4 x 512 KB */
@@ -861,6 +863,14 @@ static void *reader_thread(void *arg)
 	struct pollfd *pfd = calloc((size_t)c->nsrcs + 1, sizeof(*pfd));
 	int r = 0;
 
+	/*
+	 * The kernel buffer only waits for this thread: on a busy machine
+	 * the traced workload would starve it and events be lost.  Only this
+	 * thread's priority changes (best effort; a failure is harmless).
+	 */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), READER_NICE) < 0) {
+		/* keep the inherited priority */
+	}
 	if (!pfd) {
 		c->thr_err = -ENOMEM;
 		return NULL;
