@@ -6,8 +6,7 @@
 # cached in $B/bench-data and rebuilt when btgen.c or the size changes.
 #
 # Events/s are computed from CPU time (user + sys): other jobs may share
-# the machine, and blkparse's pipe mode also sleeps waiting for input, so
-# wall time is shown but not used for the ratios.  Peak RSS is GNU time's
+# the machine, so wall time is shown but not used for the ratios.  Peak RSS is GNU time's
 # %M.  blkparse and btt get BENCH_TIMEOUT seconds (default 600), the btkit
 # tools BENCH_TOOL_TIMEOUT (default 60: ten times btt's speed needs ~3 s).
 set -u
@@ -119,6 +118,8 @@ hdr "analysis, output to /dev/null"
 btt_ok=0
 if command -v btt >/dev/null; then
 	# btt writes *_iops_fp.dat and *_mbps_fp.dat into the current directory.
+	# It reads the merged stream as it would a `blkparse -d` dump: the same
+	# records, only the dump rebases event times (the report is the same).
 	mkdir -p "$tmp/btt"
 	cd "$tmp/btt" || die "cd $tmp/btt"
 	measure "btt -i merged" /dev/null /dev/null btt -i "$MERGED" &&
