@@ -119,7 +119,7 @@ btt_ok=0
 if command -v btt >/dev/null; then
 	# btt writes *_iops_fp.dat and *_mbps_fp.dat into the current directory.
 	# It reads the merged stream as it would a `blkparse -d` dump: the same
-	# records, only the dump rebases event times (the report is the same).
+	# records; the dump only rebases event times to the first event.
 	mkdir -p "$tmp/btt"
 	cd "$tmp/btt" || die "cd $tmp/btt"
 	measure "btt -i merged" /dev/null /dev/null btt -i "$MERGED" &&
