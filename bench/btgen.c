@@ -509,7 +509,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: btgen [-n EVENTS] [-c CPUS] [-o DIR] [-b NAME] [-s SEED]\n"
 		"Write DIR/NAME.blktrace.0..CPUS-1 (per-CPU) and DIR/NAME.bin (merged),\n"
-		"about EVENTS records (default 10000000), CPUS 2..4 (default 4).\n");
+		"about EVENTS records (default 10000000) over CPUS CPUs (default 4).\n");
 }
 
 int main(int argc, char **argv)
