@@ -4,10 +4,12 @@
  * tests: a "postgres" process committing (sync write, then its own flush
  * on even rounds and a jbd2 commit on odd ones) behind two random readers,
  * with BFQ's queue messages (or none with -n, as under the none scheduler).
- * -N leaves out the PROCESS notes, as tracefs captures do.  Every time is
+ * -N leaves out the PROCESS notes, as tracefs captures do.  -C writes
+ * CFQ's messages instead, as a 3.x kernel with group scheduling did: no
+ * cgroup id in the record, the blkcg path as a token after the queue.  Every time is
  * fixed, so the expected outputs are exact.
  *
- *   mkslice [-n] [-N] [-r ROUNDS] > trace.bin
+ *   mkslice [-n] [-N] [-C] [-r ROUNDS] > trace.bin
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ static char texts[MAXEV][64];
 static size_t nev;
 static int with_messages = 1;
 static int with_names = 1;
+static int cfq;
 
 static struct bt_event *add(uint64_t t, unsigned act, uint32_t cat,
 			    uint32_t pid, uint64_t sector, uint32_t bytes)
@@ -63,16 +66,35 @@ static void note(uint64_t t, unsigned kind, uint32_t pid, const char *text,
 	}
 }
 
-/* A BFQ queue message "bfq<pid>S text", cgroup-flagged as 4.x+ write it. */
+/*
+ * A queue message: BFQ's "bfq<pid>S text", cgroup-flagged as 4.x+ write
+ * it, or with -C CFQ's "cfq<pid>S  /path text" (two spaces: no N).
+ */
 static void msg(uint64_t t, uint32_t pid, const char *text)
 {
-	char buf[64];
+	static const struct { const char *bfq, *cfq; } words[] = {
+		{ "add to busy", "add_to_rr" },
+		{ "del from busy", "del_from_rr" },
+		{ "set_in_service_queue, cur-budget = 16384",
+		  "set_active wl_class:1 wl_type:2" },
+		{ "expire (1, slow 0, num_disp 1, short_ttime 1)",
+		  "slice expired t=0" },
+	};
+	char buf[96];
 	int n;
 
 	if (!with_messages)
 		return;
-	n = snprintf(buf, sizeof(buf), "bfq%uS %s", pid, text);
-	note(t, BT_N_MESSAGE, 0, buf, (size_t)n, 1);
+	if (!cfq) {
+		n = snprintf(buf, sizeof(buf), "bfq%uS %s", pid, text);
+		note(t, BT_N_MESSAGE, 0, buf, (size_t)n, 1);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(text, words[i].bfq))
+			text = words[i].cfq;
+	n = snprintf(buf, sizeof(buf), "cfq%uS  /system.slice/pg %s", pid, text);
+	note(t, BT_N_MESSAGE, 0, buf, (size_t)n, 0);
 }
 
 static void process(uint32_t pid, const char *comm)
@@ -119,11 +141,13 @@ int main(int argc, char **argv)
 	unsigned char buf[512];
 	int c;
 
-	while ((c = getopt(argc, argv, "nNr:")) != -1) {
+	while ((c = getopt(argc, argv, "nNCr:")) != -1) {
 		if (c == 'n')
 			with_messages = 0;
 		else if (c == 'N')
 			with_names = 0;
+		else if (c == 'C')
+			cfq = 1;
 		else if (c == 'r')
 			rounds = (unsigned)atoi(optarg);
 		else
@@ -136,7 +160,8 @@ int main(int argc, char **argv)
 	process(201, "reader");
 	process(300, "jbd2/loop0-8");
 	if (with_messages)
-		note(0, BT_N_MESSAGE, 0, "elv switch: bfq", 15, 0);
+		note(0, BT_N_MESSAGE, 0, cfq ? "elv switch: cfq" :
+			"elv switch: bfq", 15, 0);
 	for (unsigned r = 0; r < rounds; r++) {
 		uint64_t b = 1 * MS + r * 20 * MS;
 

@@ -1,0 +1,1 @@
+mkslice -C -r 4 | btslice -e
