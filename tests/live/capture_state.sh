@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Whatever way btcapture ends, every tracefs and sysfs setting is as
 # before: SIGINT and SIGTERM mid-capture (the trace still complete), a
-# failing command (its status is btcapture's), a missing command, a second
-# capture of the same device (refused, the first unharmed), a tracer
-# already in use (refused, untouched), --via=relay (EPERM under lockdown).
+# failing command (its status is btcapture's), lost events (reported, exit
+# 1), a missing command, a second capture of the same device (refused, the
+# first unharmed), a tracer already in use (refused, untouched),
+# --via=relay (EPERM under lockdown).
 set -u
 . "$(dirname "$0")/capture_common.bash"
 
@@ -27,6 +28,24 @@ for sig in INT TERM; do
 	n=$(awk '$6 == "C" && $7 ~ /^R/' "$T/parse.txt" | wc -l)
 	[ "$n" -ge 100 ] || fail "SIG$sig: expected >= 100 read completions, got $n"
 done
+
+# Lost events: the reader stopped while the buffer (-b 16 KB) overflows;
+# reported, exit 1, the rest of the trace readable, -b restored.
+"$BTCAPTURE" -b 16 -d "$L" -o "$T/lost.bin" 2>"$T/err" &
+bg=$!
+sleep 1
+kill -STOP $bg
+dd if="$L" of=/dev/null bs=4k count=5000 iflag=direct status=none
+kill -CONT $bg
+sleep 0.5
+kill -INT $bg
+wait $bg
+rc=$?
+cat "$T/err"
+[ $rc = 1 ] || fail "lost events: exit $rc, want 1"
+grep -q 'events lost' "$T/err" || fail "lost events not reported"
+same_state "$L" "$T/before" "after a capture with -b 16 that lost events"
+check_trace "$T/lost.bin"
 
 "$BTCAPTURE" -q -d "$L" -o "$T/fail.bin" -- sh -c \
 	'dd if=/dev/zero of="$1" bs=4k count=10 oflag=direct status=none; exit 3' sh "$L"
