@@ -30,6 +30,7 @@ fi
 
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 perl "$TOP/tests/cli/btcat/mktrace.pl" >"$tmp/synthetic.bin" || exit 1
+perl "$TOP/tests/cli/btcat/mktrace.pl" -b >"$tmp/synthetic-be.bin" || exit 1
 # A `blkparse -d` dump: events relative to their first, notes raw.
 blkparse -q -O -d "$tmp/synthetic.dump" -i - <"$tmp/synthetic.bin" >/dev/null 2>&1
 BTGEN=$TOP/${B:-build}/bench/btgen
@@ -41,7 +42,7 @@ fi
 
 traces=()
 shopt -s nullglob
-for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/* "$tmp"/synthetic.* \
+for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/* "$tmp"/synthetic* \
 	"$tmp"/gen/*; do
 	case $f in
 	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;

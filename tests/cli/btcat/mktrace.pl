@@ -7,10 +7,15 @@
 # timestamps on two CPUs, PC requests, messages (plain, with a NUL, empty,
 # cgroup-flagged), cgroup-flagged I/O, abort and driver-data records.
 # Per-CPU sequences stay contiguous, as blkparse's pipe mode expects.
-# Usage: mktrace.pl > FILE
+# Usage: mktrace.pl [-b] [-8] > FILE   (-b big-endian, -8 version 8)
 use strict;
 use warnings;
 
+my ($big, $v8) = (0, 0);
+for (@ARGV) {
+	$big = 1 if $_ eq '-b';
+	$v8 = 1 if $_ eq '-8';
+}
 my %seq;
 my $t = 5_000_000_123_456;
 binmode STDOUT;
@@ -21,16 +26,24 @@ sub rec {
 	my (%r) = @_;
 	my $pdu = $r{pdu} // '';
 	my $act = ($r{cat} << 16) | $r{act};
+	my $e = $big ? '>' : '<';
 	if (defined $r{cgroup}) {
 		$act |= 0x100;
-		$pdu = pack('Q<', $r{cgroup}) . $pdu;
+		$pdu = pack("Q$e", $r{cgroup}) . $pdu;
 	}
 	my $cpu = $r{cpu} // 0;
 	my $dev = $r{dev} // dev(8, 16);
 	my $s = $r{seq} // ($r{note} ? 0 : ++$seq{"$dev/$cpu"});
-	print pack('V V Q< Q< V V V V V v v', 0x65617407, $s, $r{time} // $t,
-		   $r{sector} // 0, $r{bytes} // 0, $act, $r{pid} // 0, $dev,
-		   $cpu, $r{error} // 0, length($pdu)), $pdu;
+	my @f = ($s, $r{time} // $t, $r{sector} // 0, $r{bytes} // 0);
+	if ($v8) {
+		print pack("L$e L$e Q$e Q$e L$e L$e Q$e L$e L$e S$e S$e x12",
+			   0x65617408, @f, $r{pid} // 0, $act, $dev, $cpu,
+			   $r{error} // 0, length($pdu)), $pdu;
+	} else {
+		print pack("L$e L$e Q$e Q$e L$e L$e L$e L$e L$e S$e S$e",
+			   0x65617407, @f, $act, $r{pid} // 0, $dev, $cpu,
+			   $r{error} // 0, length($pdu)), $pdu;
+	}
 }
 
 # Categories and actions of the blktrace API.
