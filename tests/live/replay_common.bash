@@ -128,6 +128,12 @@ get_trace() {
 	TRACE=$T/fio.bin
 }
 
+# trace_mb: MiB a device needs for $TRACE (its highest byte, rounded up).
+trace_mb() {
+	"$BTCAT" "$TRACE" | awk '$6 == "Q" && $9 == "+" { e = ($8 + $10) * 512; if (e > m) m = e }
+		END { printf "%d\n", int(m / 1048576) + 1 }'
+}
+
 # wait_sched DISK NAME SECS: poll until DISK runs NAME; 1 on timeout.
 wait_sched() {
 	local i
