@@ -119,18 +119,31 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 	x->in_start = x->in_end = 0;
 }
 
-/* (Re)index x by its current start and, while it can merge, its end. */
+/*
+ * (Re)index x by its current start and, while it can merge, its end; keys
+ * are kept apart (skey, end) because callers move rq.sector first.  Most
+ * events move no key: G, I and D of a request keep its place.
+ */
 static void reindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
+	int want_end = x->rq.state >= BT_RQS_GOT &&
+		       x->rq.state <= BT_RQS_INSERTED;
+	uint64_t end = x->rq.sector + (x->remaining >> 9);
 
-	unindex(tr, x);
-	/* Keys are kept apart: callers move rq.sector before reindexing. */
-	x->skey = x->rq.sector;
-	x->end = x->rq.sector + (x->remaining >> 9);
-	idx_insert(tr, tr->sidx, x->rq.dev, x->skey, e);
-	x->in_start = 1;
-	if (x->rq.state >= BT_RQS_GOT && x->rq.state <= BT_RQS_INSERTED) {
+	if (!x->in_start || x->skey != x->rq.sector) {
+		if (x->in_start)
+			idx_remove(tr, tr->sidx, x->rq.dev, x->skey, e);
+		x->skey = x->rq.sector;
+		idx_insert(tr, tr->sidx, x->rq.dev, x->skey, e);
+		x->in_start = 1;
+	}
+	if (x->in_end && (!want_end || x->end != end)) {
+		idx_remove(tr, tr->eidx, x->rq.dev, x->end, e);
+		x->in_end = 0;
+	}
+	x->end = end;
+	if (want_end && !x->in_end) {
 		idx_insert(tr, tr->eidx, x->rq.dev, x->end, e);
 		x->in_end = 1;
 	}
