@@ -42,6 +42,7 @@ enum rop { OP_READ, OP_WRITE, OP_DISCARD, OP_FLUSH };
 #define MAX_ENTRIES	4096u
 #define HUGE		(2u << 20)	/* transparent huge page */
 #define WAIT_SLICE_NS	50000000ull	/* wake at least this often to see stop */
+#define SPIN_NS		100000ull	/* spin rather than sleep this close to due */
 
 /* One I/O to replay: 24 bytes. */
 struct rio {
@@ -702,6 +703,20 @@ static uint64_t due_of(const struct bt_replay *rp, const struct rio *io)
 	return rp->t0 + rel;
 }
 
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/*
+ * Sleep until shortly before until, then spin: waking from a timer takes
+ * tens of microseconds (more on a busy or virtual machine), as much as the
+ * whole lag budget.  Returns early when a completion arrives.
+ */
 static void wait_until(struct io_uring *ring, unsigned inflight, uint64_t until)
 {
 	uint64_t now = now_ns(), d;
@@ -709,6 +724,15 @@ static void wait_until(struct io_uring *ring, unsigned inflight, uint64_t until)
 	if (until <= now)
 		return;
 	d = until - now;
+	if (d <= SPIN_NS) {
+		while (now_ns() < until) {
+			if (inflight && io_uring_cq_ready(ring))
+				return;
+			relax();
+		}
+		return;
+	}
+	d -= SPIN_NS;
 	if (d > WAIT_SLICE_NS)
 		d = WAIT_SLICE_NS;
 	if (inflight) {

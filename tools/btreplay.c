@@ -185,7 +185,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 	struct bt_replay_conf conf = { 0 };
 	uint64_t first = UINT64_MAX;
 	struct bt_event ev;
-	int rc, bad = 0;
+	int rc = 0, bad = 0;
 
 	conf.from_d = (uint8_t)x->from_d;
 	/* -p here, not in the reader: completions carry no owner's pid. */
@@ -195,7 +195,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 	x->r = bt_tool_open(&x->o, argc, argv);
 	if (bt_replay_new(&x->rp, &conf) < 0)
 		goto nomem;
-	while ((rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0)
+	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0)
 		if (bt_replay_feed(x->rp, &ev) < 0)
 			goto nomem;
 	if (rc < 0)
@@ -591,7 +591,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	/* A trace cut short (blktrace killed) is replayed up to the cut. */
 	bad = load(&x, argc, argv, &nios);
-	if (nios > 0)
+	if (nios > 0 && !got_signal)
 		run(&x, nios);
 	status = report(&x);
 	if (bad)
