@@ -447,14 +447,19 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 
 	if (t > s->now)
 		s->now = t;
+	if (bt_event_is_note(ev)) {
+		if (ev->action != BT_N_MESSAGE)
+			return 0;
+	} else if (ev->action != BT_A_GETRQ && ev->action != BT_A_INSERT &&
+		   ev->action != BT_A_ISSUE && ev->action != BT_A_REQUEUE &&
+		   ev->action != BT_A_COMPLETE) {
+		return 0;	/* Q, M, P, U, A, X...: nothing for slices */
+	}
 	d = device_get(s, ev->dev, t);
 	if (!d)
 		return -ENOMEM;
-	if (bt_event_is_note(ev)) {
-		if (ev->action == BT_N_MESSAGE)
-			return feed_message(s, ev, d);
-		return 0;
-	}
+	if (bt_event_is_note(ev))
+		return feed_message(s, ev, d);
 	switch (ev->action) {
 	case BT_A_GETRQ:
 	case BT_A_INSERT:

@@ -332,7 +332,6 @@ int main(int argc, char **argv)
 	parse_args(&s, argc, argv);
 	s.r = bt_tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
-	to.reader = s.r;
 	to.done = on_done;
 	to.arg = &s;
 	so.tau_ns = s.tau;
