@@ -17,6 +17,9 @@
 #include <string.h>
 #include "common.h"
 
+#define MAX_GROUPS	1024		/* devices x processes with rows */
+#define OTHERS		UINT32_MAX	/* pid of the row for the rest */
+
 enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
 static const char op_name[NOPS][2] = { "R", "W", "D", "F", "N" };
 enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, NMET };
@@ -68,6 +71,10 @@ static struct grp *grp_get(struct lat *l, uint32_t dev, uint32_t pid)
 
 	if (!l->per_pid)
 		pid = 0;
+	/* A distribution is up to 15 KB: past MAX_GROUPS, one row for the rest. */
+	if (l->gused >= MAX_GROUPS && pid != OTHERS &&
+	    !grp_slot(l->g, l->gslots, dev, pid)->used)
+		pid = OTHERS;
 	if ((l->gused + 1) * 2 > l->gslots) {
 		size_t n = l->gslots ? l->gslots * 2 : 16;
 		struct grp *ng = calloc(n, sizeof(*ng));
@@ -274,7 +281,10 @@ static void print(struct lat *l, struct bt_table *t,
 				if (!d->n)
 					continue;
 				bt_table_dev(t, g->dev);
-				if (l->per_pid) {
+				if (l->per_pid && g->pid == OTHERS) {
+					bt_table_str(t, "-");
+					bt_table_str(t, "(others)");
+				} else if (l->per_pid) {
 					const char *c = bt_reader_comm(r, g->pid);
 
 					bt_table_u64(t, g->pid);
@@ -384,6 +394,7 @@ int main(int argc, char **argv)
 	static struct lat l;
 	struct bt_tracker_opts to = { .done = on_done, .arg = &l };
 	struct bt_tracker *tr;
+	struct bt_tracker_stats st;
 	struct bt_reader *r;
 	struct bt_event ev;
 	int rc, status = BT_EXIT_OK;
@@ -401,6 +412,13 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);
+	bt_tracker_get_stats(tr, &st);
+	if (st.open + st.expired + st.evicted)
+		fprintf(stderr, "%s: warning: %" PRIu64 " requests never completed"
+			" (%" PRIu64 " open at the end, %" PRIu64
+			" given up): left out\n",
+			l.o.prog, st.open + st.expired + st.evicted, st.open,
+			st.expired + st.evicted);
 	if (!l.each) {
 		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, 12) :
 				  bt_tool_table(&l.o, cols, 10);
