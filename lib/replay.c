@@ -814,6 +814,7 @@ static void *run_proc(void *arg)
 		goto out;
 	for (;;) {
 		unsigned queued = 0;	/* SQEs not submitted yet */
+		int block;
 		uint64_t now, due = 0;
 		int stop = atomic_load_explicit(&rp->stop, memory_order_relaxed);
 
@@ -897,9 +898,13 @@ static void *run_proc(void *arg)
 			p->lat[next++] = now;	/* issue time until completion */
 			inflight++;
 		}
+		/* Nothing more to issue until a completion: wait in the same call. */
+		block = !stop && inflight &&
+			!(next < p->n && inflight < p->depth && !rp->no_stall);
 		if (queued) {
 			do
-				rc = io_uring_submit(&ring);
+				rc = block ? io_uring_submit_and_wait(&ring, 1) :
+					     io_uring_submit(&ring);
 			while (rc == -EINTR || rc == -EAGAIN);
 			if (rc < 0) {
 				/* The ring is unusable: stop everyone. */
@@ -907,16 +912,16 @@ static void *run_proc(void *arg)
 				atomic_store(&rp->stop, 1);
 				break;
 			}
+		} else if (block) {
+			struct io_uring_cqe *cqe;
+
+			io_uring_wait_cqe(&ring, &cqe);
 		}
 		if (stop) {
 			if (inflight)
 				wait_until(&ring, inflight, now_ns() + WAIT_SLICE_NS);
-		} else if (next < p->n && inflight < p->depth && !rp->no_stall) {
+		} else if (!block && next < p->n) {
 			wait_until(&ring, inflight, due_of(rp, &p->io[next]));
-		} else if (inflight) {
-			struct io_uring_cqe *cqe;
-
-			io_uring_wait_cqe(&ring, &cqe);
 		}
 	}
 out:
