@@ -10,6 +10,7 @@
  * issues nothing.  Also the legacy scheduler names of lib/blkdev.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -315,6 +316,43 @@ static void test_replay_discard_punches_a_file(void **state)
 	bt_replay_free(rp);
 }
 
+static void test_replay_failed_io_counted(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_opts o = { 1.0, 1 };
+	struct bt_replay_proc p;
+	int fd = open("/dev/null", O_RDONLY), rc;
+	(void)state;
+
+	/*
+	 * Writes onto a read-only descriptor fail, a read of /dev/null is
+	 * short; one at a time (each completes before the next), in order.
+	 */
+	feed(rp, ev(1, BT_A_QUEUE, BT_TC_WRITE, 9, 0, 4096));
+	feed(rp, ev(2, BT_A_COMPLETE, BT_TC_WRITE, 0, 0, 4096));
+	feed(rp, ev(3, BT_A_QUEUE, BT_TC_WRITE, 9, 8, 4096));
+	feed(rp, ev(4, BT_A_COMPLETE, BT_TC_WRITE, 0, 8, 4096));
+	feed(rp, ev(5, BT_A_QUEUE, BT_TC_READ, 9, 16, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 3);
+	assert_true(fd >= 0);
+	assert_int_equal(bt_replay_target(rp, 0, fd, 0), 0);
+	rc = bt_replay_run(rp, &o);
+	if (rc == -ENOSYS || rc == -EPERM) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.ios, 3);
+	/* Two writes refused, the read of /dev/null short (0 bytes). */
+	assert_int_equal(p.errors, 3);
+	assert_int_equal(p.first_error, EBADF);
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.errors, 3);
+	close(fd);
+	bt_replay_free(rp);
+}
+
 static uint64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -399,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_replay_writes_land_at_their_offset),
 		cmocka_unit_test(test_replay_big_io_in_pieces),
 		cmocka_unit_test(test_replay_discard_punches_a_file),
+		cmocka_unit_test(test_replay_failed_io_counted),
 		cmocka_unit_test(test_replay_schedule_holds_io_back),
 		cmocka_unit_test(test_replay_stop_before_start_issues_nothing),
 		cmocka_unit_test(test_replay_run_needs_targets),
