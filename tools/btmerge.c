@@ -213,7 +213,8 @@ static int cmp_grp(const void *a, const void *b)
 
 static void print(struct merge *m, struct bt_table *t)
 {
-	qsort(m->g, m->gslots, sizeof(*m->g), cmp_grp);
+	if (m->gused)
+		qsort(m->g, m->gslots, sizeof(*m->g), cmp_grp);
 	for (size_t i = 0; i < m->gused; i++) {
 		const struct grp *g = &m->g[i];
 
