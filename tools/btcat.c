@@ -58,6 +58,7 @@ struct io_stats {
 };
 
 struct cpu_stats {
+	uint32_t cpu;
 	uint64_t nelems;	/* records shown */
 	struct io_stats ios;
 };
@@ -65,8 +66,8 @@ struct cpu_stats {
 struct dev_stats {
 	uint32_t dev;
 	char name[32];		/* "maj,min", or NAME of a per-CPU set */
-	struct cpu_stats *cpus;
-	size_t ncpus;
+	struct cpu_stats *cpus;	/* sorted by cpu: a corrupt cpu costs one */
+	size_t ncpus, hit;		/* index of the last cpu looked up */
 	uint64_t events, first, last;	/* dumped records, their times */
 	uint32_t depth[2], max_depth[2];
 };
@@ -217,17 +218,31 @@ static struct dev_stats *sum_dev(struct cat *c, uint32_t dev, const char *name)
 static struct cpu_stats *sum_cpu(struct cat *c, struct dev_stats *d,
 				 uint32_t cpu)
 {
-	if (cpu >= d->ncpus) {
-		size_t n = (size_t)cpu + 1;
-		struct cpu_stats *p = realloc(d->cpus, n * sizeof(*p));
+	size_t lo = 0, hi = d->ncpus;
+	struct cpu_stats *p;
 
-		if (!p || cpu > 65535)
-			die_nomem(c);
-		memset(p + d->ncpus, 0, (n - d->ncpus) * sizeof(*p));
-		d->cpus = p;
-		d->ncpus = n;
+	if (d->hit < d->ncpus && d->cpus[d->hit].cpu == cpu)
+		return &d->cpus[d->hit];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return &d->cpus[cpu];
+	if (lo == d->ncpus || d->cpus[lo].cpu != cpu) {
+		p = realloc(d->cpus, (d->ncpus + 1) * sizeof(*p));
+		if (!p)
+			die_nomem(c);
+		d->cpus = p;
+		memmove(p + lo + 1, p + lo, (d->ncpus - lo) * sizeof(*p));
+		memset(p + lo, 0, sizeof(*p));
+		p[lo].cpu = cpu;
+		d->ncpus++;
+	}
+	d->hit = lo;
+	return &d->cpus[lo];
 }
 
 /* A pid's counters; a pid first met here is named "unknown" for good. */
@@ -521,7 +536,9 @@ static void sum_print(struct cat *c)
 			if (!d->cpus[k].nelems)
 				continue;
 			add_ios(&total, &d->cpus[k].ios);
-			snprintf(title, sizeof(title), "CPU%zu (%s):", k, d->name);
+			/* blkparse's cpu is an int. */
+			snprintf(title, sizeof(title), "CPU%d (%s):",
+				 (int)d->cpus[k].cpu, d->name);
 			print_ios(&d->cpus[k].ios, d, title);
 			ncpu++;
 		}
