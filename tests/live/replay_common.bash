@@ -42,14 +42,16 @@ trap cleanup EXIT
 exec 9>/tmp/btkit-tracefs.lock
 flock -w 900 9 || fail "tracefs lock busy for 15 minutes"
 
-# new_loop SIZE_MB: a loop device on a sparse file in $T.
+# new_loop VAR SIZE_MB: a loop device on a sparse file in $T, its path in
+# VAR.  Not through $(...): the list the trap detaches would stay in the
+# subshell.
 new_loop() {
 	local f l
 	f=$(mktemp -p "$T" img.XXXX)
-	truncate -s "${1}M" "$f"
+	truncate -s "${2}M" "$f"
 	l=$(losetup -f --show "$f") || skip "losetup failed"
 	LOOPS+=("$l")
-	echo "$l"
+	printf -v "$1" '%s' "$l"
 }
 
 # kname DEV: kernel name (loop3) of a block device node.
@@ -95,7 +97,7 @@ get_trace() {
 	done
 	command -v fio >/dev/null || skip "no sample trace and no fio to record one"
 	grep -qw tracefs /proc/filesystems || skip "no sample trace, no tracefs to record one"
-	L=$(new_loop 64)
+	new_loop L 64
 	cat >"$T/job.fio" <<-EOF
 	[global]
 	filename=$L

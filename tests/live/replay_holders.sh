@@ -8,7 +8,7 @@ set -u
 command -v dmsetup >/dev/null || skip "no dmsetup: holders refusal not tested"
 
 get_trace
-L=$(new_loop "$(trace_mb)")
+new_loop L "$(trace_mb)"
 name=btreplay-test-$$
 echo "0 $(blockdev --getsz "$L") linear $L 0" | dmsetup create "$name" 2>"$T/dm.err" ||
 	skip "device-mapper unavailable: $(head -1 "$T/dm.err")"

@@ -24,13 +24,13 @@ refused() {
 	cat "$T/err"
 }
 
-L=$(new_loop "$(trace_mb)")
+new_loop L "$(trace_mb)"
 w=$("$BTCAT" "$TRACE" | awk '$6 == "Q" && $7 ~ /^F?[WD]/ && $10 > 0' | wc -l)
 [ "$w" -gt 0 ] || skip "the trace has no writes"
 refused "has $w writes" "$L"
 refused "has $w writes" "$L" --force
 
-S=$(new_loop 1)
+new_loop S 1
 refused "the trace reaches byte" "$S" --write
 refused "the trace reaches byte" "$S" --write --force
 
@@ -47,7 +47,7 @@ refused "signature (GPT partition table)" "$L" --write
 "$BTREPLAY" --device "$L" --write --force "$TRACE" >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err"; fail "--force on a GPT-signed device: exit $?"; }
 
-E=$(new_loop "$(trace_mb)")
+new_loop E "$(trace_mb)"
 command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 (all else passed)"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$E" 64M >/dev/null ||
 	fail "mkfs.ext4 failed"

@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/replay_common.bash"
 
 get_trace
-L=$(new_loop "$(trace_mb)")
+new_loop L "$(trace_mb)"
 n=$(kname "$L")
 grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
 grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
