@@ -11,6 +11,8 @@ set -u
 get_trace
 new_loop L "$(trace_mb)"
 n=$(kname "$L")
+# bfq is a module on Debian kernels: btreplay's switch would load it too.
+grep -qw bfq "/sys/block/$n/queue/scheduler" || modprobe bfq 2>/dev/null
 grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
 grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
 echo mq-deadline >"/sys/block/$n/queue/scheduler"
