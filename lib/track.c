@@ -205,7 +205,7 @@ static void release(struct bt_tracker *tr, struct ent *x)
 }
 
 /* Hand x to the caller (marks and lone bio fragments are not requests). */
-static const struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
+static struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
 				       uint32_t flags)
 {
 	struct bt_request *rq = &tr->last;
@@ -462,7 +462,7 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 	release(tr, b);
 }
 
-static const struct bt_request *on_queue(struct bt_tracker *tr,
+static struct bt_request *on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *m = lookup(tr, tr->sidx, ev->dev, ev->sector, score_mark,
@@ -499,7 +499,7 @@ static const struct bt_request *on_queue(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_merge(struct bt_tracker *tr,
+static struct bt_request *on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
 	struct ent *b = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
@@ -550,7 +550,7 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
 	return x;
 }
 
-static const struct bt_request *on_getrq(struct bt_tracker *tr,
+static struct bt_request *on_getrq(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_bio, BT_RQS_GOT);
@@ -562,7 +562,7 @@ static const struct bt_request *on_getrq(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_insert(struct bt_tracker *tr,
+static struct bt_request *on_insert(struct bt_tracker *tr,
 					  const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
@@ -575,7 +575,7 @@ static const struct bt_request *on_insert(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_issue(struct bt_tracker *tr,
+static struct bt_request *on_issue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_issue, BT_RQS_ISSUED);
@@ -595,7 +595,7 @@ static const struct bt_request *on_issue(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_complete(struct bt_tracker *tr,
+static struct bt_request *on_complete(struct bt_tracker *tr,
 					    const struct bt_event *ev)
 {
 	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
@@ -629,7 +629,7 @@ static const struct bt_request *on_complete(struct bt_tracker *tr,
 	return finish(tr, x, 0);
 }
 
-static const struct bt_request *on_requeue(struct bt_tracker *tr,
+static struct bt_request *on_requeue(struct bt_tracker *tr,
 					   const struct bt_event *ev)
 {
 	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
@@ -647,7 +647,7 @@ static const struct bt_request *on_requeue(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_split(struct bt_tracker *tr,
+static struct bt_request *on_split(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
@@ -675,7 +675,7 @@ static const struct bt_request *on_split(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static const struct bt_request *on_remap(struct bt_tracker *tr,
+static struct bt_request *on_remap(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct bt_remap rm;
@@ -770,7 +770,7 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		    const struct bt_request **rq)
 {
-	const struct bt_request *r = NULL;
+	struct bt_request *r = NULL;
 
 	if (rq)
 		*rq = NULL;
@@ -814,6 +814,8 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	default:
 		return 0;
 	}
+	if (r && r->state != BT_RQS_DONE)
+		r->op = op_of(r->category, r->bytes);	/* current, for hooks */
 	if (rq)
 		*rq = r;
 	return r != NULL;

@@ -152,6 +152,8 @@ static void test_tracker_owner_is_first_queue(void **state)
 	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE, 10, DEV, 100, 4096, 11);
 	assert_non_null(rq);
 	assert_int_equal(rq->pid, 11);
+	assert_int_equal(rq->op, 'W');	/* current for per-event hooks */
+	assert_int_equal(rq->state, BT_RQS_QUEUED);
 	feed(f, BT_A_GETRQ, BT_TC_WRITE, 11, DEV, 100, 4096, 11);
 	feed(f, BT_A_QUEUE, BT_TC_WRITE, 20, DEV, 108, 4096, 22);
 	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 21, DEV, 108, 4096, 22);
