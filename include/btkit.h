@@ -563,7 +563,7 @@ struct bt_request {
 	uint8_t qsplit;		/* bit k: qlist[k] is a piece of a split bio */
 	char op;		/* 'R' read, 'W' write, 'D' discard, 'F' flush (0 bytes), 'N' other */
 	char rwbs[8];		/* as blkparse prints it for the D (else the first event) */
-	char comm[17];		/* owner's name from PROCESS notes, "" if unknown */
+	char comm[17];		/* owner's name (PROCESS notes), set when handed to done */
 };
 
 struct bt_tracker_opts {
