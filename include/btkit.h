@@ -202,8 +202,8 @@ size_t bt_format_bound(const struct bt_event *e);
  * Write e's line, newline included, into buf (bt_format_bound(e) bytes).
  * rel: ns since the trace's first event, unsigned like blkparse's (a
  * wrapped value prints as blkparse would).  comm: name from the pid's
- * PROCESS note, NULL prints "(null)".  Returns the length, 0 when
- * blkparse prints no line for e.
+ * PROCESS note (up to 16 bytes are used), NULL prints "(null)".  Returns
+ * the length, 0 when blkparse prints no line for e.
  */
 size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		      const char *comm, unsigned flags);

@@ -279,10 +279,17 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 	return p;
 }
 
+/* A task name is at most 16 bytes (TASK_COMM_LEN): the bound relies on it. */
 static char *put_comm(char *p, const char *comm)
 {
+	size_t n;
+
+	if (!comm)
+		comm = "(null)";
+	n = strnlen(comm, 16);
 	*p++ = '[';
-	p = put_str(p, comm ? comm : "(null)");
+	memcpy(p, comm, n);
+	p += n;
 	*p++ = ']';
 	return p;
 }

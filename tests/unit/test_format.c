@@ -74,6 +74,9 @@ static void test_format_queue_with_and_without_comm(void **state)
 	check(&e, 232052, "fio", 0,
 	      "  8,16   0        3     0.000232052    99  Q RAM 123456789 + 8 [fio]\n");
 	assert_int_equal(bt_format_kind(&e, 0), 1);
+	/* A name longer than a task's (16 bytes) is cut: the bound holds. */
+	check(&e, 0, "abcdefghijklmnopqrstuvwxyz", 0,
+	      "  8,16   0        3     0.000000000    99  Q RAM 123456789 + 8 [abcdefghijklmnop]\n");
 }
 
 static void test_format_zero_bytes_drop_the_range(void **state)
