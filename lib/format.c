@@ -176,14 +176,6 @@ static char *put_str_w(char *p, const char *s, int width)
 	return p + n;
 }
 
-static char *put_str(char *p, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(p, s, n);
-	return p + n;
-}
-
 static char *put_hex32(char *p, uint32_t v)
 {
 	static const char hex[] = "0123456789abcdef";
