@@ -605,6 +605,43 @@ static void test_tracker_keys_survive_churn(void **state)
 	fx_free(f);
 }
 
+static void test_tracker_random_events_stay_bounded(void **state)
+{
+	static const uint32_t acts[] = {
+		BT_A_QUEUE, BT_A_BACKMERGE, BT_A_FRONTMERGE, BT_A_GETRQ,
+		BT_A_INSERT, BT_A_ISSUE, BT_A_COMPLETE, BT_A_REQUEUE,
+		BT_A_SPLIT, BT_A_REMAP, BT_A_PLUG,
+	};
+	struct fx *f = fx_new(500 * US, 32);
+	struct bt_tracker_stats st;
+	unsigned char pdu[16];
+
+	(void)state;
+	/* Garbage in any order: never a crash, never more than the capacity. */
+	rng = 7;
+	for (unsigned k = 0; k < 200000; k++) {
+		uint64_t r = rnd();
+		struct bt_event e = mk(acts[r % 11], (uint32_t)(r >> 8) & 0xffff,
+				       k, r & (1 << 20) ? DM : DEV,
+				       (r >> 24) % 64 * 8, (uint32_t)((r >> 32) % 4) * 4096,
+				       (uint32_t)(r >> 40) % 5);
+
+		put_be(pdu, (r >> 13) % 600, 4);
+		put_be(pdu + 4, DEV, 4);
+		put_be(pdu + 8, (r >> 17) % 600, 8);
+		e.pdu = pdu;
+		e.pdu_len = (r >> 50) % 2 ? 16 : 3;	/* short pdus too */
+		assert_true(bt_tracker_feed(f->tr, &e, NULL) >= 0);
+		bt_tracker_get_stats(f->tr, &st);
+		assert_true(st.inflight <= 32);
+	}
+	bt_tracker_flush(f->tr);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.inflight, 0);
+	assert_true(st.completed > 0);
+	fx_free(f);
+}
+
 static void test_tracker_cgroup_events_like_others(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -665,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_full_table_evicts_oldest),
 		cmocka_unit_test(test_tracker_memory_bounded_by_inflight),
 		cmocka_unit_test(test_tracker_keys_survive_churn),
+		cmocka_unit_test(test_tracker_random_events_stay_bounded),
 		cmocka_unit_test(test_tracker_cgroup_events_like_others),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
