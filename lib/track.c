@@ -43,7 +43,7 @@ struct bt_tracker {
 	uint32_t cap, used;	/* pool entries handed out at least once */
 	uint32_t free;		/* free list through ent.next, index + 1 */
 	uint32_t *sidx, *eidx;	/* slot: index + 1, 0 = empty */
-	uint32_t mask;
+	uint32_t mask, max_slots;	/* index slots - 1; at most 2 x cap */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
 	struct bt_tracker_stats st;
@@ -238,22 +238,59 @@ static void drop(struct bt_tracker *tr, struct ent *x, uint32_t flag)
 	finish(tr, x, flag);
 }
 
+/*
+ * The indexes start small, so the few requests usually in flight stay in
+ * cache, and double up to twice the capacity as more are in flight.
+ */
+static int grow(struct bt_tracker *tr)
+{
+	uint32_t slots = (tr->mask + 1) * 2, *si, *ei;
+
+	if (slots > tr->max_slots)
+		return -ENOSPC;
+	si = calloc(slots, sizeof(*si));
+	ei = calloc(slots, sizeof(*ei));
+	if (!si || !ei) {
+		free(si);
+		free(ei);
+		return -ENOMEM;
+	}
+	free(tr->sidx);
+	free(tr->eidx);
+	tr->sidx = si;
+	tr->eidx = ei;
+	tr->mask = slots - 1;
+	for (uint32_t k = tr->head; k; k = tr->pool[k - 1].next) {
+		const struct ent *x = &tr->pool[k - 1];
+
+		if (x->in_start)
+			idx_insert(tr, tr->sidx, x->rq.dev, x->skey, k - 1);
+		if (x->in_end)
+			idx_insert(tr, tr->eidx, x->rq.dev, x->end, k - 1);
+	}
+	return 0;
+}
+
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 			     uint8_t state)
 {
 	struct ent *x;
 	uint32_t e;
 
+	int full = tr->st.inflight >= tr->cap;
+
+	/* Keep each index at most half full; if it cannot grow, make room. */
+	if (!full && (tr->st.inflight + 1) * 2 > tr->mask + 1 && grow(tr) < 0)
+		full = 1;
+	if (full) {
+		tr->st.evicted++;
+		drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
+	}
 	if (tr->free) {
 		e = tr->free - 1;
 		tr->free = tr->pool[e].next;
-	} else if (tr->used < tr->cap) {
-		e = tr->used++;
 	} else {
-		tr->st.evicted++;
-		drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
-		e = tr->free - 1;
-		tr->free = tr->pool[e].next;
+		e = tr->used++;
 	}
 	x = &tr->pool[e];
 	memset(x, 0, sizeof(*x));
@@ -731,7 +768,7 @@ static void expire(struct bt_tracker *tr, uint64_t now)
 int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 {
 	struct bt_tracker *tr;
-	uint32_t slots = 1024;
+	uint32_t slots = 256;
 
 	if (!out)
 		return -EINVAL;
@@ -752,8 +789,9 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 		return -EINVAL;
 	}
 	tr->cap = tr->o.capacity;
-	while (slots < 2 * tr->cap)
-		slots <<= 1;
+	tr->max_slots = 256;
+	while (tr->max_slots < 2 * tr->cap)
+		tr->max_slots <<= 1;
 	tr->mask = slots - 1;
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));

@@ -560,6 +560,31 @@ static void test_tracker_memory_bounded_by_inflight(void **state)
 	fx_free(f);
 }
 
+static void test_tracker_index_grows_with_inflight(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	const uint64_t n = 5000;
+
+	(void)state;
+	/* 5000 requests in flight at once: the indexes double several times */
+	for (uint64_t k = 0; k < n; k++) {
+		feed(f, BT_A_QUEUE, BT_TC_READ, 3 * k, DEV, k * 8, 4096, 1);
+		feed(f, BT_A_GETRQ, BT_TC_READ, 3 * k + 1, DEV, k * 8, 4096, 1);
+		feed(f, BT_A_ISSUE, BT_TC_READ, 3 * k + 2, DEV, k * 8, 4096, 1);
+	}
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.inflight, n);
+	for (uint64_t k = n; k-- > 0;)
+		assert_non_null(feed(f, BT_A_COMPLETE, BT_TC_READ, 3 * n + k,
+				     DEV, k * 8, 4096, 0));
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.completed, n);
+	assert_int_equal(st.inflight, 0);
+	assert_int_equal(st.unmatched + st.evicted + st.expired, 0);
+	fx_free(f);
+}
+
 static void test_tracker_keys_survive_churn(void **state)
 {
 	struct fx *f = fx_new(0, 64);	/* 128 slots: long probe chains */
@@ -701,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_never_completed_expires),
 		cmocka_unit_test(test_tracker_full_table_evicts_oldest),
 		cmocka_unit_test(test_tracker_memory_bounded_by_inflight),
+		cmocka_unit_test(test_tracker_index_grows_with_inflight),
 		cmocka_unit_test(test_tracker_keys_survive_churn),
 		cmocka_unit_test(test_tracker_random_events_stay_bounded),
 		cmocka_unit_test(test_tracker_cgroup_events_like_others),
