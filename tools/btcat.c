@@ -95,6 +95,24 @@ struct stream {
 	int done;
 };
 
+/* Sequence numbers per device and CPU, and blkparse's gaps ("skips"). */
+struct skip {
+	uint64_t start, end;
+};
+
+struct seq_slot {
+	uint64_t key;		/* dev << 32 | cpu, + 1 (0: free) */
+	uint64_t last;		/* UINT64_MAX before the first record */
+	uint32_t dev;
+	struct skip *skips;
+	size_t nskips, cap;
+};
+
+struct seqs {
+	struct seq_slot *slot;
+	size_t n, cap;
+};
+
 struct comm_slot {
 	uint32_t pid;
 	uint8_t used;
@@ -118,6 +136,7 @@ struct cat {
 	size_t detail_cap;
 	uint64_t skipped;	/* records blkparse complains about */
 	struct summary *sum;	/* -s */
+	struct seqs seqs;	/* stream mode */
 	int write_err;
 };
 
@@ -527,7 +546,8 @@ static void sum_print(struct cat *c)
 		struct dev_stats *d = &m->devs[i];
 		struct io_stats total;
 		int ncpu = 0;
-		uint64_t msec, rrate = 0, wrate = 0;
+		uint64_t msec, rrate = 0, wrate = 0, skips = 0, seq_skips = 0;
+		double ratio;
 
 		memset(&total, 0, sizeof(total));
 		if (i)
@@ -555,7 +575,19 @@ static void sum_print(struct cat *c)
 		printf("\nThroughput (R/W): %'" PRIu64 "KiB/s / %'" PRIu64
 		       "KiB/s\n", rrate, wrate);
 		printf("Events (%s): %'" PRIu64 " entries\n", d->name, d->events);
-		printf("Skips: %'lu forward (%'llu - %5.1lf%%)\n", 0ul, 0ull, 0.0);
+		for (size_t k = 0; k < c->seqs.cap; k++) {
+			const struct seq_slot *q = &c->seqs.slot[k];
+
+			if (!q->key || q->dev != d->dev)
+				continue;	/* (file mode checks no sequence) */
+			skips += q->nskips;
+			for (size_t j = 0; j < q->nskips; j++)
+				seq_skips += q->skips[j].end - q->skips[j].start + 1;
+		}
+		ratio = !skips && !d->events ? 0.0 : 100.0 * (double)seq_skips /
+			(double)(d->events + seq_skips);
+		printf("Skips: %'" PRIu64 " forward (%'" PRIu64 " - %5.1lf%%)\n",
+		       skips, seq_skips, ratio);
 	}
 	setlocale(LC_NUMERIC, "C");
 }
@@ -798,10 +830,152 @@ static void sort_batch(struct held *h, size_t n)
 	}
 }
 
+/*
+ * blkparse reading a stream prints a record only when it is the next in
+ * its device and CPU's sequence (any number for the first).  At the first
+ * record that is not, it stops printing until the end of the input, then
+ * prints the rest with every note of the trace known, noting the gaps in
+ * the sequence as "skips" (-s).  seq_check() follows it: 0 when e stalls
+ * the stream; once stalled (force), it records the gaps as blkparse does,
+ * quirks included.
+ */
+static struct seq_slot *seq_slot(struct cat *c, struct seqs *t,
+				 const struct bt_event *e)
+{
+	uint64_t key = ((uint64_t)e->dev << 32 | e->cpu) + 1;
+	size_t i, mask;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct seq_slot *old = t->slot;
+		size_t ocap = t->cap;
+
+		t->cap = ocap ? ocap * 2 : 64;
+		t->slot = calloc(t->cap, sizeof(*t->slot));
+		if (!t->slot)
+			die_nomem(c);
+		for (size_t k = 0; k < ocap; k++) {
+			if (!old[k].key)
+				continue;
+			for (i = old[k].key * 0x9e3779b97f4a7c15ull & (t->cap - 1);
+			     t->slot[i].key; i = (i + 1) & (t->cap - 1))
+				;
+			t->slot[i] = old[k];
+		}
+		free(old);
+	}
+	mask = t->cap - 1;
+	for (i = key * 0x9e3779b97f4a7c15ull & mask; t->slot[i].key &&
+	     t->slot[i].key != key; i = (i + 1) & mask)
+		;
+	if (!t->slot[i].key) {
+		t->slot[i].key = key;
+		t->slot[i].last = UINT64_MAX;
+		t->slot[i].dev = e->dev;
+		t->n++;
+	}
+	return &t->slot[i];
+}
+
+/* insert_skip(): grow a neighbouring gap or note a new one. */
+static void skip_add(struct cat *c, struct seq_slot *s, uint64_t start,
+		     uint64_t end)
+{
+	for (size_t k = s->nskips; k-- > 0;) {
+		if (end == s->skips[k].start - 1) {
+			s->skips[k].start = start;
+			return;
+		}
+		if (start == s->skips[k].end + 1) {
+			s->skips[k].end = end;
+			return;
+		}
+	}
+	if (s->nskips == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct skip *p = realloc(s->skips, cap * sizeof(*p));
+
+		if (!p)
+			die_nomem(c);
+		s->skips = p;
+		s->cap = cap;
+	}
+	s->skips[s->nskips].start = start;
+	s->skips[s->nskips++].end = end;
+}
+
+/* check_current_skips(): a late record fills part of a gap. */
+static int skip_fill(struct cat *c, struct seq_slot *s, uint64_t seq)
+{
+	for (size_t k = s->nskips; k-- > 0;) {
+		struct skip *p = &s->skips[k];
+
+		if (seq < p->start || seq > p->end)
+			continue;
+		if (p->start == seq && p->end == seq) {
+			memmove(p, p + 1, (s->nskips - k - 1) * sizeof(*p));
+			s->nskips--;
+		} else if (p->start == seq) {
+			p->start++;
+		} else if (p->end == seq) {
+			p->end--;
+		} else {
+			/* blkparse passes the end it just cut: start > end. */
+			p->end = seq - 1;
+			skip_add(c, s, seq + 1, p->end);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int seq_check(struct cat *c, struct seqs *t, const struct bt_event *e,
+		     int force)
+{
+	struct seq_slot *s = seq_slot(c, t, e);
+	uint64_t expected = s->last + 1, seq = e->sequence;
+
+	if (expected && seq != expected) {
+		if (!force)
+			return 0;
+		if (!skip_fill(c, s, seq) && expected < seq)
+			skip_add(c, s, expected, seq - 1);
+	}
+	s->last = seq;
+	return 1;
+}
+
+static void seqs_free(struct seqs *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->slot[i].skips);
+	free(t->slot);
+}
+
+/*
+ * blkparse stalled: the rest prints with the names of every PROCESS note
+ * in the trace.  The first name wins, so reading them all now gives those
+ * names.  Only a file can be read twice; stdin keeps the names so far.
+ */
+static void names_of_whole_trace(struct cat *c, struct bt_reader *r)
+{
+	const char *name = bt_reader_input_name(r, 0);
+	struct bt_reader *again;
+	struct bt_event e;
+
+	if (!name || !strcmp(name, "-") || bt_reader_new(&again) < 0)
+		return;
+	if (bt_reader_add(again, name) == 0)
+		while (bt_reader_next(again, &e) > 0)
+			if (bt_event_is_note(&e) && take(c, &e) == 1)
+				continue;	/* take() applied PROCESS notes */
+	bt_reader_free(again);
+}
+
 /* One input: blkparse's pipe mode. */
 static void run_stream(struct cat *c, struct bt_reader *r)
 {
 	struct batch *b = &c->b;
+	int stalled = 0;
 
 	batch_init(c, b);
 	while (batch_read(c, b, r)) {
@@ -831,6 +1005,12 @@ static void run_stream(struct cat *c, struct bt_reader *r)
 		for (size_t i = 0; i < b->n; i++) {
 			const struct bt_event *e = &b->h[i].ev;
 
+			if (!bt_event_is_note(e) &&
+			    !seq_check(c, &c->seqs, e, stalled)) {
+				stalled = 1;
+				names_of_whole_trace(c, r);
+				seq_check(c, &c->seqs, e, 1);
+			}
 			print_event(c, c->sum ? sum_dev(c, e->dev, NULL) : NULL,
 				    e);
 		}
@@ -1042,5 +1222,6 @@ int main(int argc, char **argv)
 	free(c.comm);
 	free(c.detail);
 	sum_free(c.sum);
+	seqs_free(&c.seqs);
 	return c.failed ? BT_EXIT_DATA : rc;
 }

@@ -31,6 +31,7 @@ fi
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 perl "$TOP/tests/cli/btcat/mktrace.pl" >"$tmp/synthetic.bin" || exit 1
 perl "$TOP/tests/cli/btcat/mktrace.pl" -b >"$tmp/synthetic-be.bin" || exit 1
+perl "$TOP/tests/cli/btcat/mktrace.pl" -g >"$tmp/synthetic-gap.bin" || exit 1
 # A `blkparse -d` dump: events relative to their first, notes raw.
 blkparse -q -O -d "$tmp/synthetic.dump" -i - <"$tmp/synthetic.bin" >/dev/null 2>&1
 BTGEN=$TOP/${B:-build}/bench/btgen

@@ -7,14 +7,17 @@
 # timestamps on two CPUs, PC requests, messages (plain, with a NUL, empty,
 # cgroup-flagged), cgroup-flagged I/O, abort and driver-data records.
 # Per-CPU sequences stay contiguous, as blkparse's pipe mode expects.
-# Usage: mktrace.pl [-b] [-8] > FILE   (-b big-endian, -8 version 8)
+# -g leaves a gap in a CPU's sequence numbers: blkparse reading a stream
+# then holds everything back to the end and names it with every note.
+# Usage: mktrace.pl [-b] [-8] [-g] > FILE   (-b big-endian, -8 version 8)
 use strict;
 use warnings;
 
-my ($big, $v8) = (0, 0);
+my ($big, $v8, $gap) = (0, 0, 0);
 for (@ARGV) {
 	$big = 1 if $_ eq '-b';
 	$v8 = 1 if $_ eq '-8';
+	$gap = 1 if $_ eq '-g';
 }
 my %seq;
 my $t = 5_000_000_123_456;
@@ -97,6 +100,7 @@ for my $cat (@cats, @cats) {
 				note_process(100, 'renamed') if $n == 30;
 				# pid 102 is named in the second batch only.
 				note_process(102, 'late') if $n == 600;
+				$seq{dev(8, 16) . '/0'} += 3 if $gap && $n == 300;
 			}
 		}
 	}
