@@ -966,8 +966,8 @@ static void names_of_whole_trace(struct cat *c, struct bt_reader *r)
 		return;
 	if (bt_reader_add(again, name) == 0)
 		while (bt_reader_next(again, &e) > 0)
-			if (bt_event_is_note(&e) && take(c, &e) == 1)
-				continue;	/* take() applied PROCESS notes */
+			if (bt_event_is_note(&e))
+				take(c, &e);	/* names its pid if PROCESS */
 	bt_reader_free(again);
 }
 
