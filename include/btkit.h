@@ -73,7 +73,7 @@ enum bt_note {
 
 #define BT_DEV_MAJOR(d)		((unsigned)((d) >> 20))
 #define BT_DEV_MINOR(d)		((unsigned)((d) & 0xfffff))
-#define BT_DEV_MAKE(ma, mi)	((uint32_t)(((ma) << 20) | (mi)))
+#define BT_DEV_MAKE(ma, mi)	(((uint32_t)(ma) << 20) | (uint32_t)(mi))
 
 /* ----------------------------------------------------------------- event */
 
