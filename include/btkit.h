@@ -444,7 +444,7 @@ struct bt_dist {
 	uint64_t sum;		/* sum of samples (saturates) */
 	uint64_t min, max;
 	uint64_t *exact;	/* first BT_DIST_EXACT samples, or NULL */
-	uint32_t *buckets;	/* log-linear counts once exact overflowed */
+	uint64_t *buckets;	/* log-linear counts once exact overflowed */
 	uint32_t nexact;
 	uint8_t sorted;
 };
