@@ -98,7 +98,8 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 
 DEB_PKGS := build-essential libcsv-dev zlib1g-dev libcmocka-dev liburing-dev \
-	blktrace fio mandoc clang libclang-rt-14-dev time
+	blktrace fio mandoc clang libclang-rt-14-dev time util-linux e2fsprogs \
+	kmod perl
 deps:
 	$(Q)tests/deps.sh $(DEB_PKGS)
 
