@@ -34,19 +34,17 @@ LIBS := -lcsv -lz
 URING_LIBS := -luring -lpthread
 
 TOOLS := btcapture btcat btlat btmerge btreplay btsize btslice btsync
-# While the toolkit grows, build the listed tools that have a source file.
-BUILT_TOOLS := $(filter $(TOOLS),$(patsubst tools/%.c,%,$(wildcard tools/*.c)))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIBA := $(B)/libbtkit.a
 COMMON_OBJ := $(B)/tools/common.o
-TOOL_BIN := $(BUILT_TOOLS:%=$(B)/bin/%)
+TOOL_BIN := $(TOOLS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/%)
-BENCH_BIN := $(if $(wildcard bench/btgen.c),$(B)/bench/btgen)
+BENCH_BIN := $(B)/bench/btgen
 MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 
 .PHONY: all check unit install uninstall deps demo bench fuzz lint-man clean
