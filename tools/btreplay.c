@@ -159,17 +159,8 @@ static void parse(struct replay *x, int argc, char **argv)
 				bt_usage_error(&x->o, "bad --from '%s' (want Q or D)", optarg);
 			x->from_d = optarg[0] == 'D';
 			break;
-		case ':':
-			if (!strncmp(argv[optind - 1], "--", 2))
-				bt_usage_error(&x->o, "option '%s' requires an argument",
-					       argv[optind - 1]);
-			bt_usage_error(&x->o, "option requires an argument -- '%c'",
-				       optopt);
 		default:
-			if (optopt)
-				bt_usage_error(&x->o, "invalid option -- '%c'", optopt);
-			bt_usage_error(&x->o, "unrecognized option '%s'",
-				       argv[optind - 1]);
+			bt_opts_bad_option(&x->o, argv, "dpw");
 		}
 	}
 	if (x->no_stall && x->speed != 1.0)

@@ -211,23 +211,6 @@ static void usage(const char *prog)
 	       prog, bt_common_usage);
 }
 
-/* getopt's own messages carry the path; ours name the program only. */
-static void bad_option(const struct bt_opts *o, char **argv)
-{
-	const char *arg = argv[optind - 1];
-
-	if (!strncmp(arg, "--", 2)) {
-		if (optopt)
-			bt_usage_error(o, "option '%s' requires an argument",
-				       arg);
-		bt_usage_error(o, "unrecognized option '%s'", arg);
-	}
-	if (optopt && strchr("dpw", optopt))
-		bt_usage_error(o, "option requires an argument -- '%c'",
-			       optopt);
-	bt_usage_error(o, "invalid option -- '%c'", optopt);
-}
-
 static void parse_args(struct size *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -265,7 +248,7 @@ static void parse_args(struct size *s, int argc, char **argv)
 			s->graph = true;
 			break;
 		default:
-			bad_option(&s->o, argv);
+			bt_opts_bad_option(&s->o, argv, "dpw");
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */

@@ -46,6 +46,24 @@ void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
 	exit(BT_EXIT_USAGE);
 }
 
+/* getopt's own messages carry the path; ours name the program only. */
+void bt_opts_bad_option(const struct bt_opts *o, char **argv,
+			const char *needs_arg)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		if (optopt)
+			bt_usage_error(o, "option '%s' requires an argument",
+				       arg);
+		bt_usage_error(o, "unrecognized option '%s'", arg);
+	}
+	if (optopt && strchr(needs_arg, optopt))
+		bt_usage_error(o, "option requires an argument -- '%c'",
+			       optopt);
+	bt_usage_error(o, "invalid option -- '%c'", optopt);
+}
+
 /* A decimal unsigned number up to max filling all of s..end. */
 static bool parse_uint(const char *s, const char *end, uint64_t max,
 		       uint64_t *out)

@@ -54,6 +54,13 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg);
 /* Print "prog: message" and "Try 'prog -h'" and exit 2. */
 void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+/*
+ * After getopt_long() (with opterr = 0) returned '?' or ':', print getopt's
+ * message naming the program only, and exit 2.  needs_arg: the tool's short
+ * options that take an argument (BT_COMMON_SHORTOPTS's are "dpw").
+ */
+void bt_opts_bad_option(const struct bt_opts *o, char **argv,
+			const char *needs_arg) __attribute__((noreturn));
 
 /*
  * Open the inputs (argv[optind..argc), none or "-" meaning stdin).  A file
