@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_int.h - what replay_load.c and replay.c share and nobody else:
+ * the compact per-pid I/O lists that loading builds from a trace and
+ * running hands to one thread each, and the replay object holding both.
+ */
+#ifndef BTKIT_REPLAY_INT_H
+#define BTKIT_REPLAY_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include "btkit.h"
+
+enum rop { OP_READ, OP_WRITE, OP_DISCARD, OP_FLUSH };
+#define F_FUA		1u	/* write with RWF_DSYNC */
+#define F_PREFLUSH	2u	/* fdatasync before the write */
+
+/* One I/O to replay: 24 bytes. */
+struct rio {
+	uint64_t time;		/* ns, as traced */
+	uint64_t sector;	/* 512-byte sectors, whole-disk as traced */
+	uint32_t bytes;
+	uint8_t op;		/* enum rop */
+	uint8_t flags;		/* F_* */
+	uint16_t dev;		/* index into devs */
+};
+
+struct proc {
+	struct bt_replay *rp;
+	uint32_t pid;
+	uint32_t depth;		/* most in flight in the trace */
+	uint32_t inflight;	/* while loading */
+	struct rio *io;
+	size_t n, cap;
+	uint64_t *lat, *lag;	/* per issued I/O, ns */
+	uint8_t *left;		/* pieces in flight per I/O (0x80: one failed) */
+	size_t issued;
+	uint64_t bytes, errors;
+	int first_error;
+	uint32_t bufsz;
+	char comm[16];		/* thread name: the original's comm */
+	pthread_t th;
+	int started;
+};
+
+/* An outstanding bio (Q) or request (D) while loading. */
+struct pend {
+	uint64_t sector;	/* key with dev; sector + 1 so that 0 means empty */
+	uint32_t dev;
+	uint32_t nsect;
+	uint32_t proc;		/* index in procs */
+	uint8_t kind;		/* BT_A_QUEUE or BT_A_ISSUE */
+	uint8_t counted;	/* counts in its proc's in-flight depth */
+};
+
+/* The second piece of a split bio, queued again by the kernel: not new I/O. */
+struct split {
+	uint64_t sector;
+	uint32_t dev;
+	uint32_t pid;
+};
+#define NSPLITS		64
+
+struct target {
+	int fd;
+	int is_blk;
+};
+
+struct bt_replay {
+	struct bt_replay_conf conf;
+	struct proc *procs;
+	size_t nprocs, cprocs;
+	uint32_t *pidx;		/* open addressing: pid -> proc index + 1 */
+	size_t pcap;
+	struct pend *pend;	/* open addressing on (dev, sector) */
+	size_t pendcap, npend;
+	struct bt_replay_dev *devs;
+	struct target *targets;
+	size_t ndevs;
+	uint32_t last_flush_proc; /* owner of the latest flush bio: D FN has no Q */
+	struct split splits[NSPLITS];	/* ring of split remainders expected */
+	unsigned nsplit;
+	uint64_t first;		/* ns: earliest I/O */
+	int loaded;
+	/* run */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t ready;		/* threads at the start gate */
+	int go;
+	uint64_t t0;		/* CLOCK_MONOTONIC ns of the first I/O */
+	double speed;
+	int no_stall;
+	atomic_int stop;
+	atomic_int failed;	/* -errno of a thread that could not start */
+	struct bt_replay_proc total;
+	int have_total;
+};
+
+#endif /* BTKIT_REPLAY_INT_H */
