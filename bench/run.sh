@@ -151,3 +151,8 @@ if measure "zcat merged.gz > /dev/null" /dev/null /dev/null zcat "$MERGED.gz"; t
 				x, x <= 1.3 ? "met" : "NOT met" }'
 	fi
 fi
+
+# btreplay: issue lag at recorded pace and --no-stall IOPS against fio
+# (root only; bench/replay.sh says why when it cannot run).
+hdr "btreplay (loop device)"
+B=$B flock /tmp/btkit-tracefs.lock "$TOP/bench/replay.sh"
