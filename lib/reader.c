@@ -1,122 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * reader.c - stream blktrace records from any number of inputs and merge
- * them by time.  Each input owns one fixed buffer filled by large read()s
- * (or inflated from gzip, detected by magic), so memory is bounded by the
- * number of inputs and no event costs a malloc or a system call.  The
- * format is decided per input at its first record: byte order from the
- * magic, the 64-byte header of version 8 (or of newer `blkparse -d` dumps
- * behind a version-7 magic), and the 16-byte context prefix of tracefs
- * captures.  Records are checked before their lengths are trusted; the
- * first bad one stops the reader with its input, offset and a message.
+ * reader.c - stream blktrace records from any number of inputs (input.c
+ * supplies their bytes) and merge them by time.  The format is decided per
+ * input at its first record: byte order from the magic, the 64-byte
+ * header of version 8 (or of newer `blkparse -d` dumps behind a version-7
+ * magic), and the 16-byte context prefix of tracefs captures.  Records are
+ * checked before their lengths are trusted; the first bad one stops the
+ * reader with its input, offset and a message.  Repeated records (the same
+ * trace given twice) are dropped, and PROCESS notes fill a pid -> comm table.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 #include "internal.h"
-
-/*
- * Per-input buffer: 256 KiB, down to 128 KiB when there are many inputs
- * (per-CPU sets of big machines) so the total stays near 4 MiB.  Either
- * holds the largest record (prefix + v8 header + 64 KiB pdu) with room.
- */
-#define BUF_MAX		(256u * 1024)
-#define BUF_MIN		(128u * 1024)
-#define BUF_TOTAL	(4u * 1024 * 1024)
-#define CTX_LEN		16		/* tracefs context-info prefix */
-#define MAX_RECORD	(CTX_LEN + BT_HDR_V8 + 65535u)
-/* Detection looks at the first record and the next magic in one window. */
-_Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
-#define MAX_INPUTS	65535u
-#define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
-#define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
-
-struct input {
-	char *name;
-	int fd;			/* -1 for memory */
-	int close_fd;
-	/* Source bytes of a memory input (compressed when gz). */
-	const unsigned char *mem;
-	size_t mem_len;
-	/* The window of decoded bytes: data[pos, end) not yet consumed. */
-	const unsigned char *data;
-	unsigned char *buf;	/* owned buffer behind data, cap bytes */
-	size_t cap;
-	size_t pos, end;
-	uint64_t base;		/* input offset of data[0] */
-	unsigned eof:1;		/* source exhausted: end is final */
-	unsigned started:1;	/* source probed for gzip */
-	unsigned detected:1;	/* format decided at the first record */
-	unsigned swap:1;	/* records in the other byte order */
-	unsigned wide7:1;	/* 64-byte header behind a v7 magic */
-	unsigned gz:1;
-	unsigned gz_trunc:1;	/* gzip stream ended early */
-	unsigned ctx;		/* prefix bytes before each record: 0 or 16 */
-	/* gzip: compressed bytes in zbuf (fd) or straight from mem. */
-	z_stream *z;
-	unsigned char *zbuf;
-	size_t mem_fed;		/* bytes of mem handed to zlib */
-	int zeof;		/* no more compressed bytes */
-	int ierr;		/* read or gzip error, after the bytes before it */
-	char imsg[96];
-	uint16_t index;
-	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
-	struct bt_event ev;	/* the next record, decoded */
-};
-
-struct comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[17];
-};
-
-struct seq_slot {
-	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
-	uint64_t max_time;	/* newest record delivered: ns */
-	uint32_t last;		/* last sequence delivered */
-	uint32_t dup_run;	/* the last event was a repeat */
-};
-
-struct prev_ev {
-	uint64_t time, sector;
-	uint32_t bytes, action, category, pid, dev, cpu;
-	int valid;
-};
-
-struct bt_reader {
-	struct input **in;
-	size_t nin, cap_in;
-	struct input **heap;	/* inputs with a pending record, min time first */
-	size_t nheap;
-	struct input *last;	/* delivered last: advance before the next */
-	int started;
-	int err;
-	struct input *err_in;
-	uint64_t err_off;
-	char msg[160];
-	uint64_t max_time;	/* latest non-note time delivered */
-	int have_time;
-	struct bt_reader_stats st;
-	struct comm_slot *comm;
-	size_t comm_slots, comm_used;
-	struct seq_slot seq[SEQ_SLOTS];
-	struct seq_slot *seq_hot;	/* the slot used last */
-	struct prev_ev prev;	/* last sequence-less event delivered */
-	size_t seq_used;
-};
+#include "reader_int.h"
 
 /* ------------------------------------------------------------- errors */
 
-__attribute__((format(printf, 5, 6)))
-static int fail(struct bt_reader *r, struct input *in, uint64_t off, int err,
-		const char *fmt, ...)
+int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
+		   int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -129,7 +33,7 @@ static int fail(struct bt_reader *r, struct input *in, uint64_t off, int err,
 	return err;
 }
 
-/* ------------------------------------------------------------- inputs */
+/* ------------------------------------------------------------- reader */
 
 int bt_reader_new(struct bt_reader **out)
 {
@@ -139,472 +43,6 @@ int bt_reader_new(struct bt_reader **out)
 		return -ENOMEM;
 	*out = r;
 	return 0;
-}
-
-static void input_free(struct input *in)
-{
-	if (!in)
-		return;
-	if (in->z) {
-		inflateEnd(in->z);
-		free(in->z);
-	}
-	if (in->close_fd && in->fd >= 0)
-		close(in->fd);
-	free(in->zbuf);
-	free(in->buf);
-	free(in->name);
-	free(in);
-}
-
-static struct input *input_new(struct bt_reader *r, const char *name)
-{
-	struct input *in;
-
-	if (r->started || r->nin >= MAX_INPUTS)
-		return NULL;
-	if (r->nin == r->cap_in) {
-		size_t cap = r->cap_in ? r->cap_in * 2 : 8;
-		struct input **a = realloc(r->in, cap * sizeof(*a));
-		struct input **h;
-
-		if (!a)
-			return NULL;
-		r->in = a;
-		h = realloc(r->heap, cap * sizeof(*h));
-		if (!h)
-			return NULL;
-		r->heap = h;
-		r->cap_in = cap;
-	}
-	in = calloc(1, sizeof(*in));
-	if (!in)
-		return NULL;
-	in->name = strdup(name);
-	if (!in->name) {
-		free(in);
-		return NULL;
-	}
-	in->fd = -1;
-	in->index = (uint16_t)r->nin;
-	r->in[r->nin++] = in;
-	return in;
-}
-
-static int add_check(const struct bt_reader *r)
-{
-	if (r->started)
-		return -EBUSY;
-	if (r->nin >= MAX_INPUTS)
-		return -EMFILE;
-	return 0;
-}
-
-int bt_reader_add_fd(struct bt_reader *r, int fd, const char *name)
-{
-	struct input *in;
-	char tmp[32];
-	int rc = add_check(r);
-
-	if (rc)
-		return rc;
-	if (fd < 0)
-		return -EBADF;
-	if (!name) {
-		snprintf(tmp, sizeof(tmp), "fd %d", fd);
-		name = tmp;
-	}
-	in = input_new(r, name);
-	if (!in)
-		return -ENOMEM;
-	in->fd = fd;
-	return 0;
-}
-
-int bt_reader_add_mem(struct bt_reader *r, const void *buf, size_t len,
-		      const char *name)
-{
-	struct input *in;
-	int rc = add_check(r);
-
-	if (rc)
-		return rc;
-	if (!buf && len)
-		return -EINVAL;
-	in = input_new(r, name ? name : "memory");
-	if (!in)
-		return -ENOMEM;
-	in->mem = buf;
-	in->mem_len = len;
-	return 0;
-}
-
-static int add_file(struct bt_reader *r, const char *path)
-{
-	int fd, rc;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = bt_reader_add_fd(r, fd, path);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	r->in[r->nin - 1]->close_fd = 1;
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	return 0;
-}
-
-struct cpu_file {
-	unsigned long cpu;
-	char *path;
-};
-
-static int cpu_file_cmp(const void *a, const void *b)
-{
-	const struct cpu_file *x = a, *y = b;
-
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
-/*
- * NAME means every NAME.blktrace.N in NAME's directory.  Numbers may be
- * missing (offline CPUs), so scan rather than count up from 0.
- */
-static int add_cpu_set(struct bt_reader *r, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t blen = strlen(base);
-	char *dir;
-	DIR *d;
-	struct dirent *de;
-	struct cpu_file *f = NULL;
-	size_t n = 0, cap = 0, i;
-	int rc = 0;
-
-	if (!blen)
-		return -ENOENT;
-	dir = strndup(path, dlen ? dlen : 0);
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dlen ? dir : ".");
-	if (!d) {
-		rc = errno == ENOENT ? -ENOENT : -errno;
-		free(dir);
-		return rc;
-	}
-	while ((de = readdir(d))) {
-		const char *s = de->d_name, *num;
-		char *endp;
-		unsigned long cpu;
-
-		if (strncmp(s, base, blen) || strncmp(s + blen, ".blktrace.", 10))
-			continue;
-		num = s + blen + 10;
-		if (*num < '0' || *num > '9' || strlen(num) > 9)
-			continue;
-		cpu = strtoul(num, &endp, 10);
-		if (*endp)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct cpu_file *nf = realloc(f, nc * sizeof(*nf));
-
-			if (!nf) {
-				rc = -ENOMEM;
-				break;
-			}
-			f = nf;
-			cap = nc;
-		}
-		if (asprintf(&f[n].path, "%s%s", dir, s) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		f[n++].cpu = cpu;
-	}
-	closedir(d);
-	free(dir);
-	if (!rc && !n)
-		rc = -ENOENT;
-	if (!rc) {
-		qsort(f, n, sizeof(*f), cpu_file_cmp);
-		for (i = 0; i < n && !rc; i++) {
-			struct stat sb;
-
-			if (stat(f[i].path, &sb) == 0 && S_ISDIR(sb.st_mode))
-				continue;
-			rc = add_file(r, f[i].path);
-		}
-	}
-	for (i = 0; i < n; i++)
-		free(f[i].path);
-	free(f);
-	return rc;
-}
-
-int bt_reader_add(struct bt_reader *r, const char *path)
-{
-	struct stat sb;
-	int rc = add_check(r);
-
-	if (rc)
-		return rc;
-	if (!path || !*path)
-		return -EINVAL;
-	if (!strcmp(path, "-"))
-		return bt_reader_add_fd(r, STDIN_FILENO, "-");
-	if (stat(path, &sb) == 0) {
-		if (S_ISDIR(sb.st_mode))
-			return -EISDIR;
-		return add_file(r, path);
-	}
-	if (errno != ENOENT)
-		return -errno;
-	return add_cpu_set(r, path);
-}
-
-size_t bt_reader_inputs(const struct bt_reader *r)
-{
-	return r->nin;
-}
-
-const char *bt_reader_input_name(const struct bt_reader *r, size_t i)
-{
-	return i < r->nin ? r->in[i]->name : NULL;
-}
-
-/* ------------------------------------------------------- byte source */
-
-static ssize_t read_once(int fd, unsigned char *p, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, p, len);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
-
-/* Feed zlib more compressed bytes; 0 at the end of them. */
-static int gz_feed(struct input *in)
-{
-	if (in->fd < 0) {
-		size_t left = in->mem_len - in->mem_fed;
-		size_t n = left > (1u << 30) ? (1u << 30) : left;
-
-		in->z->next_in = (unsigned char *)in->mem + in->mem_fed;
-		in->z->avail_in = (uInt)n;
-		in->mem_fed += n;
-		return n > 0;
-	} else {
-		ssize_t n = read_once(in->fd, in->zbuf, in->cap);
-
-		if (n < 0)
-			return (int)n;
-		in->z->next_in = in->zbuf;
-		in->z->avail_in = (uInt)n;
-		return n > 0;
-	}
-}
-
-/* Remember a source error; it is reported once the bytes before it are used. */
-static void source_error(struct input *in, int err, const char *what,
-			 const char *why)
-{
-	in->ierr = err;
-	snprintf(in->imsg, sizeof(in->imsg), "%s: %s", what, why);
-}
-
-/*
- * Inflate up to len bytes and return how many came out.  Concatenated
- * gzip members are one stream, as for zcat.  Sets eof at the clean end
- * of the last member, gz_trunc when the data stops inside one, and the
- * input's error on damage.
- */
-static size_t gz_read(struct input *in, unsigned char *dst, size_t len)
-{
-	z_stream *z = in->z;
-	int zr, f;
-
-	z->next_out = dst;
-	z->avail_out = (uInt)len;
-	while (z->avail_out == len) {
-		if (!z->avail_in && !in->zeof) {
-			f = gz_feed(in);
-			if (f < 0) {
-				source_error(in, f, "read", strerror(-f));
-				break;
-			}
-			if (!f)
-				in->zeof = 1;
-		}
-		zr = inflate(z, Z_NO_FLUSH);
-		if (zr == Z_STREAM_END) {
-			if (!z->avail_in && !in->zeof) {
-				f = gz_feed(in);
-				if (f < 0) {
-					source_error(in, f, "read", strerror(-f));
-					break;
-				}
-				if (!f)
-					in->zeof = 1;
-			}
-			if (!z->avail_in) {
-				in->eof = 1;	/* clean end of the last member */
-				break;
-			}
-			if (z->next_in[0] != 0x1f) {
-				source_error(in, -EBADMSG, "gzip",
-					     "garbage after gzip data");
-				break;
-			}
-			inflateReset(z);
-			continue;
-		}
-		if (zr == Z_BUF_ERROR && !z->avail_in && in->zeof) {
-			in->eof = 1;
-			in->gz_trunc = 1;
-			break;
-		}
-		if (zr == Z_MEM_ERROR) {
-			source_error(in, -ENOMEM, "gzip", "out of memory");
-			break;
-		}
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			source_error(in, -EBADMSG, "gzip",
-				     z->msg ? z->msg : "corrupt data");
-			break;
-		}
-	}
-	return len - z->avail_out;
-}
-
-/* Decide gzip or plain at the first bytes of the input. */
-static int input_start(struct bt_reader *r, struct input *in)
-{
-	int gz = 0;
-
-	in->started = 1;
-	in->cap = r->nin ? BUF_TOTAL / r->nin : BUF_MAX;
-	if (in->cap > BUF_MAX)
-		in->cap = BUF_MAX;
-	if (in->cap < BUF_MIN)
-		in->cap = BUF_MIN;
-	if (in->fd < 0) {
-		gz = in->mem_len >= 2 && in->mem[0] == 0x1f && in->mem[1] == 0x8b;
-		if (!gz) {
-			/* Plain memory is read in place: no copy at all. */
-			in->data = in->mem;
-			in->end = in->mem_len;
-			in->eof = 1;
-			return 0;
-		}
-	} else {
-		ssize_t n;
-
-		in->buf = malloc(in->cap);
-		if (!in->buf)
-			return fail(r, in, 0, -ENOMEM, "out of memory");
-		in->data = in->buf;
-		/* Pipes may deliver one byte at a time. */
-		while (in->end < 2) {
-			n = read_once(in->fd, in->buf + in->end,
-				      in->cap - in->end);
-			if (n < 0)
-				return fail(r, in, 0, (int)n, "read: %s",
-					    strerror((int)-n));
-			if (!n) {
-				in->eof = 1;
-				break;
-			}
-			in->end += (size_t)n;
-		}
-		gz = in->end >= 2 && in->buf[0] == 0x1f && in->buf[1] == 0x8b;
-		if (!gz)
-			return 0;
-		/* What was read is compressed: it becomes zlib's input. */
-		in->zbuf = in->buf;
-		in->buf = NULL;
-	}
-	in->gz = 1;
-	in->z = calloc(1, sizeof(*in->z));
-	if (!in->buf)
-		in->buf = malloc(in->cap);
-	if (!in->z || !in->buf)
-		return fail(r, in, 0, -ENOMEM, "out of memory");
-	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK) {
-		free(in->z);
-		in->z = NULL;
-		return fail(r, in, 0, -ENOMEM, "cannot start zlib");
-	}
-	if (in->fd >= 0) {
-		in->z->next_in = in->zbuf;
-		in->z->avail_in = (uInt)in->end;
-		in->zeof = in->eof;
-	}
-	in->data = in->buf;
-	in->end = 0;
-	in->eof = 0;
-	return 0;
-}
-
-/*
- * Make at least need bytes available at data + pos, fewer only at the end
- * of the input.  Returns the bytes available or -errno.  A read or gzip
- * error only counts once the bytes before it are used up; with soft set
- * (format detection, which would like more but needs no more) the bytes
- * available are returned and the error waits for a real need.
- */
-static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need,
-			 int soft)
-{
-	if (!in->started) {
-		int rc = input_start(r, in);
-
-		if (rc)
-			return rc;
-	}
-	while (in->end - in->pos < need && !in->eof && !in->ierr) {
-		ssize_t n;
-
-		if (in->pos) {
-			/* Slide the partial record to the front. */
-			memmove(in->buf, in->buf + in->pos, in->end - in->pos);
-			in->base += in->pos;
-			in->end -= in->pos;
-			in->pos = 0;
-		}
-		if (in->gz) {
-			n = (ssize_t)gz_read(in, in->buf + in->end,
-					     in->cap - in->end);
-		} else {
-			n = read_once(in->fd, in->buf + in->end,
-				      in->cap - in->end);
-			if (n < 0) {
-				source_error(in, (int)n, "read",
-					     strerror((int)-n));
-				n = 0;
-			} else if (!n) {
-				in->eof = 1;
-			}
-		}
-		in->end += (size_t)n;
-	}
-	if (in->end - in->pos < need && in->ierr && !soft)
-		return fail(r, in, in->base + in->pos, in->ierr, "%s",
-			    in->imsg);
-	return (ssize_t)(in->end - in->pos);
-}
-
-static inline ssize_t fill(struct bt_reader *r, struct input *in, size_t need)
-{
-	if (in->end - in->pos >= need && in->started)
-		return (ssize_t)(in->end - in->pos);
-	return fill_slow(r, in, need, 0);
 }
 
 /* ------------------------------------------------------------ records */
@@ -676,18 +114,18 @@ static int detect(struct bt_reader *r, struct input *in)
 	size_t need, n46, n50, a;
 	uint32_t m;
 
-	avail = fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
+	avail = bt_input_fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
 	if (avail < 0)
 		return (int)avail;
 	if (!avail) {
 		if (in->ierr)
-			return fail(r, in, in->base, in->ierr, "%s", in->imsg);
+			return bt_reader_fail(r, in, in->base, in->ierr, "%s", in->imsg);
 		return 0;	/* empty input: no events, no error */
 	}
 	p = in->data + in->pos;
 	a = (size_t)avail;
 	if (a < 4)
-		return fail(r, in, in->base + in->pos, -ENODATA,
+		return bt_reader_fail(r, in, in->base + in->pos, -ENODATA,
 			    "truncated record: %zu bytes", a);
 	m = bt_ld32(p, 0);
 	if (magic_ok(m)) {
@@ -702,7 +140,7 @@ static int detect(struct bt_reader *r, struct input *in)
 		in->ctx = CTX_LEN;
 		in->swap = 1;
 	} else {
-		return fail(r, in, in->base + in->pos, -EBADMSG,
+		return bt_reader_fail(r, in, in->base + in->pos, -EBADMSG,
 			    "bad magic 0x%08x", m);
 	}
 	in->detected = 1;
@@ -720,7 +158,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	n46 = bt_ld16(p + in->ctx + 46, in->swap);
 	n50 = bt_ld16(p + in->ctx + 50, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
-	avail = fill_slow(r, in, need, 1);
+	avail = bt_input_fill_slow(r, in, need, 1);
 	if (avail < 0)
 		return (int)avail;
 	p = in->data + in->pos;
@@ -787,18 +225,18 @@ static int advance(struct bt_reader *r, struct input *in)
 			return rc;
 		if (!in->detected) {
 			if (in->gz_trunc)
-				return fail(r, in, in->base + in->pos, -ENODATA,
+				return bt_reader_fail(r, in, in->base + in->pos, -ENODATA,
 					    "truncated gzip data");
 			return 0;
 		}
 	}
-	avail = fill(r, in, in->ctx + BT_HDR_V7);
+	avail = bt_input_fill(r, in, in->ctx + BT_HDR_V7);
 	if (avail < 0)
 		return (int)avail;
 	start = in->pos;
 	if (!avail) {
 		if (in->gz_trunc)
-			return fail(r, in, in->base + start, -ENODATA,
+			return bt_reader_fail(r, in, in->base + start, -ENODATA,
 				    "truncated gzip data");
 		return 0;
 	}
@@ -807,7 +245,7 @@ static int advance(struct bt_reader *r, struct input *in)
 		goto truncated;
 	m = bt_ld32(p + in->ctx, in->swap);
 	if (!magic_ok(m))
-		return fail(r, in, in->base + start, -EBADMSG,
+		return bt_reader_fail(r, in, in->base + start, -EBADMSG,
 			    "bad magic 0x%08x", m);
 	ver = m & 0xff;
 	if (ver == BT_VERSION_8)
@@ -815,11 +253,11 @@ static int advance(struct bt_reader *r, struct input *in)
 	else if (ver == BT_VERSION_7)
 		wide = in->wide7;
 	else
-		return fail(r, in, in->base + start, -EPROTONOSUPPORT,
+		return bt_reader_fail(r, in, in->base + start, -EPROTONOSUPPORT,
 			    "unsupported version %u", ver);
 	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
 	if ((size_t)avail < hdr) {
-		avail = fill(r, in, hdr);
+		avail = bt_input_fill(r, in, hdr);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;
@@ -841,15 +279,15 @@ static int advance(struct bt_reader *r, struct input *in)
 	}
 	total = hdr + e->pdu_len;
 	if ((size_t)avail < total) {
-		avail = fill(r, in, total);
+		avail = bt_input_fill(r, in, total);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;	/* the fill may have slid the buffer */
 		if ((size_t)avail < total) {
 			if (in->gz_trunc)
-				return fail(r, in, in->base + start, -ENODATA,
+				return bt_reader_fail(r, in, in->base + start, -ENODATA,
 					    "truncated gzip data");
-			return fail(r, in, in->base + start, -ENODATA,
+			return bt_reader_fail(r, in, in->base + start, -ENODATA,
 				    "pdu_len %u runs past the end",
 				    (unsigned)e->pdu_len);
 		}
@@ -890,9 +328,9 @@ static int advance(struct bt_reader *r, struct input *in)
 
 truncated:
 	if (in->gz_trunc)
-		return fail(r, in, in->base + start, -ENODATA,
+		return bt_reader_fail(r, in, in->base + start, -ENODATA,
 			    "truncated gzip data");
-	return fail(r, in, in->base + start, -ENODATA,
+	return bt_reader_fail(r, in, in->base + start, -ENODATA,
 		    "truncated record: %zu bytes", (size_t)avail);
 }
 
@@ -1197,7 +635,7 @@ void bt_reader_free(struct bt_reader *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nin; i++)
-		input_free(r->in[i]);
+		bt_input_free(r->in[i]);
 	free(r->in);
 	free(r->heap);
 	free(r->comm);

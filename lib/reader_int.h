@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader_int.h - what reader.c and input.c share and nobody else: the
+ * reader object and its inputs, each a byte source (input.c) that
+ * reader.c cuts into records and merges.
+ */
+#ifndef BTKIT_READER_INT_H
+#define BTKIT_READER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zlib.h>
+#include "btkit.h"
+
+/*
+ * Per-input buffer: 256 KiB, down to 128 KiB when there are many inputs
+ * (per-CPU sets of big machines) so the total stays near 4 MiB.  Either
+ * holds the largest record (prefix + v8 header + 64 KiB pdu) with room.
+ */
+#define BUF_MAX		(256u * 1024)
+#define BUF_MIN		(128u * 1024)
+#define BUF_TOTAL	(4u * 1024 * 1024)
+#define CTX_LEN		16		/* tracefs context-info prefix */
+#define MAX_RECORD	(CTX_LEN + BT_HDR_V8 + 65535u)
+/* Detection looks at the first record and the next magic in one window. */
+_Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
+#define MAX_INPUTS	65535u
+#define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
+#define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
+
+struct input {
+	char *name;
+	int fd;			/* -1 for memory */
+	int close_fd;
+	/* Source bytes of a memory input (compressed when gz). */
+	const unsigned char *mem;
+	size_t mem_len;
+	/* The window of decoded bytes: data[pos, end) not yet consumed. */
+	const unsigned char *data;
+	unsigned char *buf;	/* owned buffer behind data, cap bytes */
+	size_t cap;
+	size_t pos, end;
+	uint64_t base;		/* input offset of data[0] */
+	unsigned eof:1;		/* source exhausted: end is final */
+	unsigned started:1;	/* source probed for gzip */
+	unsigned detected:1;	/* format decided at the first record */
+	unsigned swap:1;	/* records in the other byte order */
+	unsigned wide7:1;	/* 64-byte header behind a v7 magic */
+	unsigned gz:1;
+	unsigned gz_trunc:1;	/* gzip stream ended early */
+	unsigned ctx;		/* prefix bytes before each record: 0 or 16 */
+	/* gzip: compressed bytes in zbuf (fd) or straight from mem. */
+	z_stream *z;
+	unsigned char *zbuf;
+	size_t mem_fed;		/* bytes of mem handed to zlib */
+	int zeof;		/* no more compressed bytes */
+	int ierr;		/* read or gzip error, after the bytes before it */
+	char imsg[96];
+	uint16_t index;
+	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
+	struct bt_event ev;	/* the next record, decoded */
+};
+
+struct comm_slot {
+	uint32_t pid;
+	uint8_t used;
+	char comm[17];
+};
+
+struct seq_slot {
+	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
+	uint64_t max_time;	/* newest record delivered: ns */
+	uint32_t last;		/* last sequence delivered */
+	uint32_t dup_run;	/* the last event was a repeat */
+};
+
+struct prev_ev {
+	uint64_t time, sector;
+	uint32_t bytes, action, category, pid, dev, cpu;
+	int valid;
+};
+
+struct bt_reader {
+	struct input **in;
+	size_t nin, cap_in;
+	struct input **heap;	/* inputs with a pending record, min time first */
+	size_t nheap;
+	struct input *last;	/* delivered last: advance before the next */
+	int started;
+	int err;
+	struct input *err_in;
+	uint64_t err_off;
+	char msg[160];
+	uint64_t max_time;	/* latest non-note time delivered */
+	int have_time;
+	struct bt_reader_stats st;
+	struct comm_slot *comm;
+	size_t comm_slots, comm_used;
+	struct seq_slot seq[SEQ_SLOTS];
+	struct seq_slot *seq_hot;	/* the slot used last */
+	struct prev_ev prev;	/* last sequence-less event delivered */
+	size_t seq_used;
+};
+
+/* reader.c: record the reader's error (input, offset, message); returns err. */
+int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
+		   int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* input.c */
+void bt_input_free(struct input *in);
+ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
+			   int soft);
+
+/* The common case inline: the bytes are there already. */
+static inline ssize_t bt_input_fill(struct bt_reader *r, struct input *in,
+				    size_t need)
+{
+	if (in->end - in->pos >= need && in->started)
+		return (ssize_t)(in->end - in->pos);
+	return bt_input_fill_slow(r, in, need, 0);
+}
+
+#endif /* BTKIT_READER_INT_H */
