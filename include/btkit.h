@@ -464,6 +464,44 @@ void bt_log2_add(struct bt_log2 *h, uint64_t v);
 /* Bounds of bucket k, inclusive. */
 void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi);
 
+/* ----------------------------------------------------------------- group */
+/* lib/group.c */
+
+/*
+ * The rows of a report: groups keyed by device, pid and a number of the
+ * caller's (op, queue; 0 when unused), each with a value area of the
+ * caller's size, zeroed when the group is added.  Memory grows with the
+ * number of groups.  A value pointer stays valid until the next group is
+ * added or the groups are sorted.
+ */
+struct bt_group;
+struct bt_group_key {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;
+	uint32_t sub;
+};
+/* 0, -ENOMEM or -EINVAL (value_size absurd). */
+int bt_group_new(struct bt_group **out, size_t value_size);
+/* The group's value, added if new; NULL on ENOMEM. */
+void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
+		   uint32_t sub);
+/* The group's value, or NULL when there is no such group. */
+void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
+		    uint32_t sub);
+size_t bt_group_count(const struct bt_group *g);
+/*
+ * Group i (0 <= i < count, in the order they came until sorted): its value,
+ * and its key in *key unless NULL.  NULL past the end.
+ */
+void *bt_group_at(const struct bt_group *g, size_t i,
+		  struct bt_group_key *key);
+/*
+ * Order the groups: by dev, pid, sub (unsigned) when cmp is NULL, else by
+ * cmp, which is given two const struct bt_group_key pointers.
+ */
+void bt_group_sort(struct bt_group *g, int (*cmp)(const void *, const void *));
+void bt_group_free(struct bt_group *g);
+
 /* ----------------------------------------------------------------- table */
 
 /*

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * group.c - the rows of a report keyed by device, process and one more
+ * number of the caller's (op, scheduler queue), each with a zeroed value
+ * area of a size the caller gives.  The groups sit in one array in the
+ * order they came, with an open-addressing index of their positions at
+ * most half full beside it; both double as groups come, so memory follows
+ * the number of groups, never the number of events.  Lookups cost a hash
+ * and a short probe: tools call it once an event.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+/* The value starts after the key, aligned for any type. */
+#define VALUE_OFF \
+	((sizeof(struct bt_group_key) + alignof(max_align_t) - 1) / \
+	 alignof(max_align_t) * alignof(max_align_t))
+
+struct bt_group {
+	unsigned char *ent;	/* count entries of stride bytes: key, value */
+	size_t stride, count, cap;
+	uint32_t *idx;		/* slots: entry number + 1, 0 when free */
+	size_t slots;		/* power of two, 0 before the first group */
+};
+
+static size_t hash3(uint32_t dev, uint32_t pid, uint32_t sub)
+{
+	uint64_t k = ((uint64_t)dev << 32 | pid) ^ (uint64_t)sub << 17;
+
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
+{
+	return (struct bt_group_key *)(void *)(g->ent + i * g->stride);
+}
+
+/* The slot of the key, or the free slot where it would go. */
+static uint32_t *slot_of(const struct bt_group *g, uint32_t dev, uint32_t pid,
+			 uint32_t sub)
+{
+	size_t i = hash3(dev, pid, sub) & (g->slots - 1);
+
+	for (;; i = (i + 1) & (g->slots - 1)) {
+		const struct bt_group_key *k;
+
+		if (!g->idx[i])
+			return &g->idx[i];
+		k = key_at(g, g->idx[i] - 1);
+		if (k->dev == dev && k->pid == pid && k->sub == sub)
+			return &g->idx[i];
+	}
+}
+
+static void rebuild(struct bt_group *g)
+{
+	memset(g->idx, 0, g->slots * sizeof(*g->idx));
+	for (size_t i = 0; i < g->count; i++) {
+		const struct bt_group_key *k = key_at(g, i);
+
+		*slot_of(g, k->dev, k->pid, k->sub) = (uint32_t)(i + 1);
+	}
+}
+
+static int grow_index(struct bt_group *g)
+{
+	size_t slots = g->slots ? g->slots * 2 : 32;
+	uint32_t *idx = calloc(slots, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	free(g->idx);
+	g->idx = idx;
+	g->slots = slots;
+	rebuild(g);
+	return 0;
+}
+
+int bt_group_new(struct bt_group **out, size_t value_size)
+{
+	struct bt_group *g;
+	size_t a = alignof(max_align_t);
+
+	*out = NULL;
+	if (value_size > SIZE_MAX / 4)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->stride = (VALUE_OFF + value_size + a - 1) / a * a;
+	*out = g;
+	return 0;
+}
+
+void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
+		    uint32_t sub)
+{
+	uint32_t *s;
+
+	if (!g->count)
+		return NULL;
+	s = slot_of(g, dev, pid, sub);
+	return *s ? (unsigned char *)key_at(g, *s - 1) + VALUE_OFF : NULL;
+}
+
+void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
+		   uint32_t sub)
+{
+	struct bt_group_key *k;
+	uint32_t *s;
+
+	if (g->count) {
+		s = slot_of(g, dev, pid, sub);
+		if (*s)
+			return (unsigned char *)key_at(g, *s - 1) + VALUE_OFF;
+	}
+	if (g->count == UINT32_MAX - 1)
+		return NULL;
+	if (g->count == g->cap) {
+		size_t n = g->cap ? g->cap * 2 : 16;
+		unsigned char *e;
+
+		if (n > SIZE_MAX / g->stride)
+			return NULL;
+		e = realloc(g->ent, n * g->stride);
+		if (!e)
+			return NULL;
+		g->ent = e;
+		g->cap = n;
+	}
+	if ((g->count + 1) * 2 > g->slots && grow_index(g) < 0)
+		return NULL;
+	k = key_at(g, g->count);
+	memset(k, 0, g->stride);
+	k->dev = dev;
+	k->pid = pid;
+	k->sub = sub;
+	g->count++;
+	*slot_of(g, dev, pid, sub) = (uint32_t)g->count;
+	return (unsigned char *)k + VALUE_OFF;
+}
+
+size_t bt_group_count(const struct bt_group *g)
+{
+	return g->count;
+}
+
+void *bt_group_at(const struct bt_group *g, size_t i, struct bt_group_key *k)
+{
+	if (i >= g->count)
+		return NULL;
+	if (k)
+		*k = *key_at(g, i);
+	return (unsigned char *)key_at(g, i) + VALUE_OFF;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct bt_group_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->sub > y->sub) - (x->sub < y->sub);
+}
+
+void bt_group_sort(struct bt_group *g, int (*cmp)(const void *, const void *))
+{
+	if (g->count < 2)
+		return;
+	qsort(g->ent, g->count, g->stride, cmp ? cmp : cmp_key);
+	rebuild(g);
+}
+
+void bt_group_free(struct bt_group *g)
+{
+	if (!g)
+		return;
+	free(g->ent);
+	free(g->idx);
+	free(g);
+}
