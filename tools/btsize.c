@@ -18,8 +18,6 @@ enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
 static const char op_name[NOPS][2] = { "R", "W", "D", "F", "N" };
 
 struct grp {
-	uint32_t dev, pid;
-	uint8_t used;
 	struct bt_log2 h[NOPS];
 };
 
@@ -27,59 +25,16 @@ struct size {
 	struct bt_opts o;
 	bool per_pid, graph, at_q, has_pid;
 	uint32_t want_pid;
-	struct grp *g;
-	size_t gslots, gused;
+	struct bt_group *g;	/* struct grp by dev and owner pid */
 	const struct bt_reader *r;
 };
 
-static void die_nomem(const struct size *s)
-{
-	fprintf(stderr, "%s: %s\n", s->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
-}
-
-static size_t hash2(uint32_t a, uint32_t b)
-{
-	return (size_t)((((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull) >> 40);
-}
-
-static struct grp *grp_slot(struct grp *g, size_t slots, uint32_t dev,
-			    uint32_t pid)
-{
-	size_t i = hash2(dev, pid) & (slots - 1);
-
-	while (g[i].used && (g[i].dev != dev || g[i].pid != pid))
-		i = (i + 1) & (slots - 1);
-	return &g[i];
-}
-
 static struct grp *grp_get(struct size *s, uint32_t dev, uint32_t pid)
 {
-	struct grp *x;
+	struct grp *x = bt_group_get(s->g, dev, s->per_pid ? pid : 0, 0);
 
-	if (!s->per_pid)
-		pid = 0;
-	if ((s->gused + 1) * 2 > s->gslots) {
-		size_t n = s->gslots ? s->gslots * 2 : 16;
-		struct grp *ng = calloc(n, sizeof(*ng));
-
-		if (!ng)
-			die_nomem(s);
-		for (size_t i = 0; i < s->gslots; i++)
-			if (s->g[i].used)
-				*grp_slot(ng, n, s->g[i].dev, s->g[i].pid) =
-					s->g[i];
-		free(s->g);
-		s->g = ng;
-		s->gslots = n;
-	}
-	x = grp_slot(s->g, s->gslots, dev, pid);
-	if (!x->used) {
-		x->used = 1;
-		x->dev = dev;
-		x->pid = pid;
-		s->gused++;
-	}
+	if (!x)
+		bt_tool_nomem(&s->o);
 	return x;
 }
 
@@ -90,17 +45,6 @@ static int op_of(const struct bt_event *ev)
 	if (ev->bytes == 0)
 		return (ev->category & BT_TC_FLUSH) ? OP_F : OP_N;
 	return (ev->category & BT_TC_WRITE) ? OP_W : OP_R;
-}
-
-static int cmp_grp(const void *a, const void *b)
-{
-	const struct grp *x = a, *y = b;
-
-	if (x->used != y->used)
-		return y->used - x->used;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 /* Buckets from the first to the last non-empty one. */
@@ -121,8 +65,10 @@ static int span(const struct bt_log2 *h, unsigned *lo, unsigned *hi)
 
 static void print_table(struct size *s, struct bt_table *t)
 {
-	for (size_t i = 0; i < s->gused; i++) {
-		const struct grp *g = &s->g[i];
+	struct bt_group_key key;
+	const struct grp *g;
+
+	for (size_t i = 0; (g = bt_group_at(s->g, i, &key)); i++) {
 
 		for (int op = 0; op < NOPS; op++) {
 			const struct bt_log2 *h = &g->h[op];
@@ -134,13 +80,10 @@ static void print_table(struct size *s, struct bt_table *t)
 				uint64_t a, b;
 
 				bt_log2_bounds(k, &a, &b);
-				bt_table_dev(t, g->dev);
+				bt_table_dev(t, key.dev);
 				if (s->per_pid) {
-					const char *c = bt_reader_comm(s->r,
-								       g->pid);
-
-					bt_table_u64(t, g->pid);
-					bt_table_str(t, c && *c ? c : "-");
+					bt_table_u64(t, key.pid);
+					bt_table_str(t, bt_tool_comm(s->r, key.pid));
 				}
 				bt_table_str(t, op_name[op]);
 				bt_table_u64(t, a);
@@ -159,8 +102,10 @@ static void print_graph(struct size *s)
 {
 	static const char stars[] = "****************************************";
 
-	for (size_t i = 0; i < s->gused; i++) {
-		const struct grp *g = &s->g[i];
+	struct bt_group_key key;
+	const struct grp *g;
+
+	for (size_t i = 0; (g = bt_group_at(s->g, i, &key)); i++) {
 
 		for (int op = 0; op < NOPS; op++) {
 			const struct bt_log2 *h = &g->h[op];
@@ -172,14 +117,11 @@ static void print_graph(struct size *s)
 			for (unsigned k = lo; k <= hi; k++)
 				if (h->count[k] > max)
 					max = h->count[k];
-			printf("dev %u,%u", BT_DEV_MAJOR(g->dev),
-			       BT_DEV_MINOR(g->dev));
-			if (s->per_pid) {
-				const char *c = bt_reader_comm(s->r, g->pid);
-
-				printf(" pid %" PRIu32 " comm %s", g->pid,
-				       c && *c ? c : "-");
-			}
+			printf("dev %u,%u", BT_DEV_MAJOR(key.dev),
+			       BT_DEV_MINOR(key.dev));
+			if (s->per_pid)
+				printf(" pid %" PRIu32 " comm %s", key.pid,
+				       bt_tool_comm(s->r, key.pid));
 			printf(" op %s (%s events)\n", op_name[op],
 			       s->at_q ? "Q" : "D");
 			printf("%28s : count     distribution\n", "bytes");
@@ -252,9 +194,7 @@ static void parse_args(struct size *s, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */
-	s->has_pid = s->o.has_pid;
-	s->want_pid = s->o.pid;
-	s->o.has_pid = false;
+	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
 	if (s->has_pid)
 		s->per_pid = true;
 }
@@ -280,10 +220,12 @@ int main(int argc, char **argv)
 	parse_args(&s, argc, argv);
 	r = bt_tool_open(&s.o, argc, argv);
 	s.r = r;
+	if (bt_group_new(&s.g, sizeof(struct grp)) < 0)
+		bt_tool_nomem(&s.o);
 	want = s.at_q ? BT_A_QUEUE : BT_A_ISSUE;
 	/* Owners need the tracker; plain histograms do not. */
 	if (s.per_pid && bt_tracker_new(&tr, NULL) < 0)
-		die_nomem(&s);
+		bt_tool_nomem(&s.o);
 	while ((rc = bt_tool_next(&s.o, r, &ev, &first)) > 0) {
 		uint32_t pid = 0;
 
@@ -300,8 +242,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0)
 		status = BT_EXIT_DATA;
-	if (s.gused)
-		qsort(s.g, s.gslots, sizeof(*s.g), cmp_grp);
+	bt_group_sort(s.g, NULL);
 	if (s.graph) {
 		print_graph(&s);
 		if (fflush(stdout)) {
@@ -320,6 +261,6 @@ int main(int argc, char **argv)
 	bt_tool_warnings(&s.o, r);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
-	free(s.g);
+	bt_group_free(s.g);
 	return status;
 }

@@ -46,6 +46,28 @@ void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
 	exit(BT_EXIT_USAGE);
 }
 
+bool bt_opts_take_pid(struct bt_opts *o, uint32_t *pid)
+{
+	bool has = o->has_pid;
+
+	*pid = o->pid;
+	o->has_pid = false;
+	return has;
+}
+
+void bt_tool_nomem(const struct bt_opts *o)
+{
+	fprintf(stderr, "%s: %s\n", o->prog, strerror(ENOMEM));
+	exit(BT_EXIT_DATA);
+}
+
+const char *bt_tool_comm(const struct bt_reader *r, uint32_t pid)
+{
+	const char *c = bt_reader_comm(r, pid);
+
+	return c && *c ? c : "-";
+}
+
 /* getopt's own messages carry the path; ours name the program only. */
 void bt_opts_bad_option(const struct bt_opts *o, char **argv,
 			const char *needs_arg)

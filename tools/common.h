@@ -63,6 +63,17 @@ void bt_opts_bad_option(const struct bt_opts *o, char **argv,
 			const char *needs_arg) __attribute__((noreturn));
 
 /*
+ * For tools where -p selects the requests a process owns rather than
+ * events (D and C run in other contexts): returns whether -p was given,
+ * with its pid in *pid, and stops bt_tool_next() filtering by it.
+ */
+bool bt_opts_take_pid(struct bt_opts *o, uint32_t *pid);
+/* Print "prog: Cannot allocate memory" and exit 1. */
+void bt_tool_nomem(const struct bt_opts *o) __attribute__((noreturn));
+/* The name of pid in the trace, "-" when unknown or empty. */
+const char *bt_tool_comm(const struct bt_reader *r, uint32_t pid);
+
+/*
  * Open the inputs (argv[optind..argc), none or "-" meaning stdin).  A file
  * that cannot be opened: message and exit 1 (nothing has been printed).
  */
