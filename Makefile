@@ -47,6 +47,9 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/%)
 BENCH_BIN := $(B)/bench/btgen
 MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 
+# Objects built through pattern rules are kept (no rebuild on every make).
+.SECONDARY:
+
 .PHONY: all check unit install uninstall deps demo bench fuzz lint-man clean
 all: $(TOOL_BIN) $(UNIT_BIN) $(HELPER_BIN) $(BENCH_BIN)
 
