@@ -28,8 +28,6 @@ static const char met_name[NMET][4] = {
 };
 
 struct grp {
-	uint32_t dev, pid;
-	uint8_t used;
 	struct bt_dist m[NOPS][NMET];
 };
 
@@ -37,33 +35,11 @@ struct lat {
 	struct bt_opts o;
 	bool per_pid, btt, each, has_pid;
 	uint32_t want_pid;
-	struct grp *g;
-	size_t gslots, gused;
+	struct bt_group *g;	/* struct grp by dev and owner pid */
 	struct bt_table *t;	/* -e: rows as requests complete */
 	uint64_t first;		/* ns: first event, origin of -e times */
 	int nomem;
 };
-
-static void die_nomem(const struct lat *l)
-{
-	fprintf(stderr, "%s: %s\n", l->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
-}
-
-static size_t hash2(uint32_t a, uint32_t b)
-{
-	return (size_t)((((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull) >> 40);
-}
-
-static struct grp *grp_slot(struct grp *g, size_t slots, uint32_t dev,
-			    uint32_t pid)
-{
-	size_t i = hash2(dev, pid) & (slots - 1);
-
-	while (g[i].used && (g[i].dev != dev || g[i].pid != pid))
-		i = (i + 1) & (slots - 1);
-	return &g[i];
-}
 
 static struct grp *grp_get(struct lat *l, uint32_t dev, uint32_t pid)
 {
@@ -72,30 +48,12 @@ static struct grp *grp_get(struct lat *l, uint32_t dev, uint32_t pid)
 	if (!l->per_pid)
 		pid = 0;
 	/* A distribution is up to 15 KB: past MAX_GROUPS, one row for the rest. */
-	if (l->gused >= MAX_GROUPS && pid != OTHERS &&
-	    !grp_slot(l->g, l->gslots, dev, pid)->used)
+	if (bt_group_count(l->g) >= MAX_GROUPS && pid != OTHERS &&
+	    !bt_group_find(l->g, dev, pid, 0))
 		pid = OTHERS;
-	if ((l->gused + 1) * 2 > l->gslots) {
-		size_t n = l->gslots ? l->gslots * 2 : 16;
-		struct grp *ng = calloc(n, sizeof(*ng));
-
-		if (!ng)
-			die_nomem(l);
-		for (size_t i = 0; i < l->gslots; i++)
-			if (l->g[i].used)
-				*grp_slot(ng, n, l->g[i].dev, l->g[i].pid) =
-					l->g[i];
-		free(l->g);
-		l->g = ng;
-		l->gslots = n;
-	}
-	x = grp_slot(l->g, l->gslots, dev, pid);
-	if (!x->used) {
-		x->used = 1;
-		x->dev = dev;
-		x->pid = pid;
-		l->gused++;
-	}
+	x = bt_group_get(l->g, dev, pid, 0);
+	if (!x)
+		bt_tool_nomem(&l->o);
 	return x;
 }
 
@@ -253,26 +211,16 @@ static void on_done(const struct bt_request *rq, void *arg)
 		add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
 }
 
-static int cmp_grp(const void *a, const void *b)
-{
-	const struct grp *x = a, *y = b;
-
-	if (x->used != y->used)
-		return y->used - x->used;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
 static void print(struct lat *l, struct bt_table *t,
 		  const struct bt_reader *r)
 {
 	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
 
-	if (l->gused)
-		qsort(l->g, l->gslots, sizeof(*l->g), cmp_grp);
-	for (size_t i = 0; i < l->gused; i++) {
-		struct grp *g = &l->g[i];
+	struct bt_group_key key;
+	struct grp *g;
+
+	bt_group_sort(l->g, NULL);
+	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
 
 		for (int op = 0; op < NOPS; op++) {
 			for (int k = 0; k < NMET; k++) {
@@ -280,15 +228,13 @@ static void print(struct lat *l, struct bt_table *t,
 
 				if (!d->n)
 					continue;
-				bt_table_dev(t, g->dev);
-				if (l->per_pid && g->pid == OTHERS) {
+				bt_table_dev(t, key.dev);
+				if (l->per_pid && key.pid == OTHERS) {
 					bt_table_str(t, "-");
 					bt_table_str(t, "(others)");
 				} else if (l->per_pid) {
-					const char *c = bt_reader_comm(r, g->pid);
-
-					bt_table_u64(t, g->pid);
-					bt_table_str(t, c && *c ? c : "-");
+					bt_table_u64(t, key.pid);
+					bt_table_str(t, bt_tool_comm(r, key.pid));
 				}
 				bt_table_str(t, op_name[op]);
 				bt_table_str(t, met_name[k]);
@@ -353,9 +299,7 @@ static void parse_args(struct lat *l, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	l->has_pid = l->o.has_pid;
-	l->want_pid = l->o.pid;
-	l->o.has_pid = false;
+	l->has_pid = bt_opts_take_pid(&l->o, &l->want_pid);
 	if (l->has_pid)
 		l->per_pid = true;
 }
@@ -386,8 +330,9 @@ int main(int argc, char **argv)
 	r = bt_tool_open(&l.o, argc, argv);
 	to.reader = r;
 	l.first = UINT64_MAX;
-	if (bt_tracker_new(&tr, &to) < 0)
-		die_nomem(&l);
+	if (bt_tracker_new(&tr, &to) < 0 ||
+	    bt_group_new(&l.g, sizeof(struct grp)) < 0)
+		bt_tool_nomem(&l.o);
 	if (l.each)
 		l.t = bt_tool_table(&l.o, ecols, 9);
 	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0)
@@ -417,6 +362,6 @@ int main(int argc, char **argv)
 	bt_tool_warnings(&l.o, r);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
-	free(l.g);
+	bt_group_free(l.g);
 	return status;
 }

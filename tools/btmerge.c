@@ -26,8 +26,6 @@ struct mstat {
 };
 
 struct grp {
-	uint32_t dev, pid;
-	uint8_t used;
 	struct mstat st[NOPS];
 };
 
@@ -41,61 +39,14 @@ struct merge {
 	bool per_pid;
 	uint32_t want_pid;
 	bool has_pid;
-	struct grp *g;
-	size_t gslots, gused;
+	struct bt_group *g;	/* struct grp by dev and owner pid */
 	struct devst dv[256];
 	const struct bt_reader *r;
 };
 
-static void die_nomem(const struct merge *m)
-{
-	fprintf(stderr, "%s: %s\n", m->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
-}
-
 static size_t hash2(uint32_t a, uint32_t b)
 {
 	return (size_t)((((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull) >> 40);
-}
-
-static struct grp *grp_slot(struct grp *g, size_t slots, uint32_t dev,
-			    uint32_t pid)
-{
-	size_t i = hash2(dev, pid) & (slots - 1);
-
-	while (g[i].used && (g[i].dev != dev || g[i].pid != pid))
-		i = (i + 1) & (slots - 1);
-	return &g[i];
-}
-
-static struct grp *grp_get(struct merge *m, uint32_t dev, uint32_t pid)
-{
-	struct grp *s;
-
-	if (!m->per_pid)
-		pid = 0;
-	if ((m->gused + 1) * 2 > m->gslots) {
-		size_t n = m->gslots ? m->gslots * 2 : 64;
-		struct grp *ng = calloc(n, sizeof(*ng));
-
-		if (!ng)
-			die_nomem(m);
-		for (size_t i = 0; i < m->gslots; i++)
-			if (m->g[i].used)
-				*grp_slot(ng, n, m->g[i].dev, m->g[i].pid) =
-					m->g[i];
-		free(m->g);
-		m->g = ng;
-		m->gslots = n;
-	}
-	s = grp_slot(m->g, m->gslots, dev, pid);
-	if (!s->used) {
-		s->used = 1;
-		s->dev = dev;
-		s->pid = pid;
-		m->gused++;
-	}
-	return s;
 }
 
 /* Devices: few, so a small table; past 256 every device counts as live. */
@@ -122,7 +73,9 @@ static void add(struct merge *m, uint32_t dev, uint32_t pid, int op,
 
 	if (m->has_pid && pid != m->want_pid)
 		return;
-	g = grp_get(m, dev, pid);
+	g = bt_group_get(m->g, dev, m->per_pid ? pid : 0, 0);
+	if (!g)
+		bt_tool_nomem(&m->o);
 	fn(&g->st[op], v);
 	fn(&g->st[OP_ALL], v);
 }
@@ -200,23 +153,13 @@ static void account(struct merge *m, const struct bt_event *ev,
 	}
 }
 
-static int cmp_grp(const void *a, const void *b)
-{
-	const struct grp *x = a, *y = b;
-
-	if (x->used != y->used)
-		return y->used - x->used;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
 static void print(struct merge *m, struct bt_table *t)
 {
-	if (m->gused)
-		qsort(m->g, m->gslots, sizeof(*m->g), cmp_grp);
-	for (size_t i = 0; i < m->gused; i++) {
-		const struct grp *g = &m->g[i];
+	struct bt_group_key key;
+	const struct grp *g;
+
+	bt_group_sort(m->g, NULL);
+	for (size_t i = 0; (g = bt_group_at(m->g, i, &key)); i++) {
 
 		for (int op = 0; op < NOPS; op++) {
 			const struct mstat *s = &g->st[op];
@@ -225,12 +168,10 @@ static void print(struct merge *m, struct bt_table *t)
 			if (!s->q && !s->d && !s->back && !s->front &&
 			    !s->blk_n && op != OP_ALL)
 				continue;
-			bt_table_dev(t, g->dev);
+			bt_table_dev(t, key.dev);
 			if (m->per_pid) {
-				const char *c = bt_reader_comm(m->r, g->pid);
-
-				bt_table_u64(t, g->pid);
-				bt_table_str(t, c && *c ? c : "-");
+				bt_table_u64(t, key.pid);
+				bt_table_str(t, bt_tool_comm(m->r, key.pid));
 			}
 			bt_table_str(t, op_name[op]);
 			bt_table_u64(t, q);
@@ -286,9 +227,7 @@ static void parse_args(struct merge *m, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	m->has_pid = m->o.has_pid;
-	m->want_pid = m->o.pid;
-	m->o.has_pid = false;
+	m->has_pid = bt_opts_take_pid(&m->o, &m->want_pid);
 	if (m->has_pid)
 		m->per_pid = true;
 }
@@ -317,8 +256,9 @@ int main(int argc, char **argv)
 	parse_args(&m, argc, argv);
 	r = bt_tool_open(&m.o, argc, argv);
 	m.r = to.reader = r;
-	if (bt_tracker_new(&tr, &to) < 0)
-		die_nomem(&m);
+	if (bt_tracker_new(&tr, &to) < 0 ||
+	    bt_group_new(&m.g, sizeof(struct grp)) < 0)
+		bt_tool_nomem(&m.o);
 	while ((rc = bt_tool_next(&m.o, r, &ev, &first)) > 0) {
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
@@ -336,6 +276,6 @@ int main(int argc, char **argv)
 	bt_tool_warnings(&m.o, r);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
-	free(m.g);
+	bt_group_free(m.g);
 	return status;
 }
