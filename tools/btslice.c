@@ -17,13 +17,15 @@
 enum from { FROM_AUTO, FROM_MESSAGES, FROM_EVENTS };
 
 struct row {
-	uint32_t dev;
-	int32_t pid;
-	uint8_t used, source, queue;
 	uint64_t episodes, censored;
 	uint64_t total, idle, foreign;	/* ns, ns, bytes */
 	struct bt_dist wait;		/* ns */
 };
+
+/* Rows are grouped by dev, pid (-1: none) and source and queue in sub. */
+#define SUB(source, queue)	((uint32_t)(source) << 8 | (queue))
+#define SUB_SOURCE(sub)		((sub) >> 8)
+#define SUB_QUEUE(sub)		((sub) & 0xff)
 
 struct slicer {
 	struct bt_opts o;
@@ -33,71 +35,11 @@ struct slicer {
 	uint32_t want_pid;
 	uint64_t tau;		/* ns */
 	uint64_t first;		/* ns: first event, for start_s */
-	struct row *rows;
-	size_t slots, used;
+	struct bt_group *rows;	/* struct row */
 	struct bt_slice *sl;
 	struct bt_reader *r;
 	struct bt_table *t;	/* -e: episodes as they end */
 };
-
-static void die_nomem(const struct slicer *s)
-{
-	fprintf(stderr, "%s: %s\n", s->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
-}
-
-static size_t hash_row(uint32_t dev, int32_t pid, unsigned source,
-		       unsigned queue)
-{
-	uint64_t k = (uint64_t)dev << 32 ^ (uint32_t)pid ^
-		     (uint64_t)(source << 4 | queue) << 56;
-
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
-}
-
-static struct row *slot(struct row *rows, size_t slots, uint32_t dev,
-			int32_t pid, unsigned source, unsigned queue)
-{
-	size_t i = hash_row(dev, pid, source, queue) & (slots - 1);
-
-	while (rows[i].used && (rows[i].dev != dev || rows[i].pid != pid ||
-				rows[i].source != source ||
-				rows[i].queue != queue))
-		i = (i + 1) & (slots - 1);
-	return &rows[i];
-}
-
-static struct row *row_get(struct slicer *s, const struct bt_slice_ep *ep)
-{
-	struct row *r;
-
-	if ((s->used + 1) * 2 > s->slots) {
-		size_t n = s->slots ? s->slots * 2 : 64;
-		struct row *nr = calloc(n, sizeof(*nr));
-
-		if (!nr)
-			die_nomem(s);
-		for (size_t i = 0; i < s->slots; i++)
-			if (s->rows[i].used)
-				*slot(nr, n, s->rows[i].dev, s->rows[i].pid,
-				      s->rows[i].source, s->rows[i].queue) =
-					s->rows[i];
-		free(s->rows);
-		s->rows = nr;
-		s->slots = n;
-	}
-	r = slot(s->rows, s->slots, ep->dev, ep->pid, ep->source, ep->queue);
-	if (!r->used) {
-		r->used = 1;
-		r->dev = ep->dev;
-		r->pid = ep->pid;
-		r->source = ep->source;
-		r->queue = ep->queue;
-		bt_dist_init(&r->wait);
-		s->used++;
-	}
-	return r;
-}
 
 static bool wanted_source(const struct slicer *s, uint32_t dev,
 			  unsigned source)
@@ -116,14 +58,11 @@ static bool wanted_source(const struct slicer *s, uint32_t dev,
 static const char *comm_of(const struct slicer *s, int32_t pid,
 			   unsigned queue)
 {
-	const char *c;
-
 	if (queue == BT_SLICE_ASYNC)
 		return "[async]";
 	if (queue == BT_SLICE_SHARED)
 		return "[shared]";
-	c = pid >= 0 ? bt_reader_comm(s->r, (uint32_t)pid) : NULL;
-	return c && *c ? c : "-";
+	return pid >= 0 ? bt_tool_comm(s->r, (uint32_t)pid) : "-";
 }
 
 static void put_pid(struct bt_table *t, int32_t pid)
@@ -141,7 +80,10 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 
 	if (s->has_pid && (ep->pid < 0 || (uint32_t)ep->pid != s->want_pid))
 		return;
-	r = row_get(s, ep);
+	r = bt_group_get(s->rows, ep->dev, (uint32_t)ep->pid,
+			 SUB(ep->source, ep->queue));
+	if (!r)
+		bt_tool_nomem(&s->o);
 	if (ep->censored) {
 		r->censored++;
 		return;
@@ -151,7 +93,7 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 	r->idle += ep->dev_idle;
 	r->foreign += ep->foreign_bytes;
 	if (bt_dist_add(&r->wait, ep->wait) < 0)
-		die_nomem(s);
+		bt_tool_nomem(&s->o);
 	if (s->t && wanted_source(s, ep->dev, ep->source)) {
 		bt_table_s(s->t, ep->start > s->first ? ep->start - s->first : 0);
 		put_pid(s->t, ep->pid);
@@ -175,37 +117,34 @@ static void on_done(const struct bt_request *rq, void *arg)
 
 static int cmp_row(const void *a, const void *b)
 {
-	const struct row *x = *(const struct row *const *)a;
-	const struct row *y = *(const struct row *const *)b;
+	const struct bt_group_key *x = a, *y = b;
+	int32_t xpid = (int32_t)x->pid, ypid = (int32_t)y->pid;
 
-	if (x->queue != y->queue)
-		return x->queue < y->queue ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (SUB_QUEUE(x->sub) != SUB_QUEUE(y->sub))
+		return SUB_QUEUE(x->sub) < SUB_QUEUE(y->sub) ? -1 : 1;
+	if (xpid != ypid)
+		return xpid < ypid ? -1 : 1;
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
-	return (int)x->source - (int)y->source;
+	return (int)SUB_SOURCE(x->sub) - (int)SUB_SOURCE(y->sub);
 }
 
 static void print(struct slicer *s, struct bt_table *t)
 {
-	struct row **v = malloc((s->used + 1) * sizeof(*v));
-	size_t n = 0;
+	struct bt_group_key k;
+	struct row *r;
 
-	if (!v)
-		die_nomem(s);
-	for (size_t i = 0; i < s->slots; i++)
-		if (s->rows[i].used &&
-		    wanted_source(s, s->rows[i].dev, s->rows[i].source))
-			v[n++] = &s->rows[i];
-	qsort(v, n, sizeof(*v), cmp_row);
-	for (size_t i = 0; i < n; i++) {
-		struct row *r = v[i];
+	bt_group_sort(s->rows, cmp_row);
+	for (size_t i = 0; (r = bt_group_at(s->rows, i, &k)); i++) {
+		int32_t pid = (int32_t)k.pid;
+		unsigned source = SUB_SOURCE(k.sub);
 
-		put_pid(t, r->pid);
-		bt_table_str(t, comm_of(s, r->pid, r->queue));
-		bt_table_str(t, r->source == BT_SLICE_MESSAGES ? "messages" :
-								 "events");
+		if (!wanted_source(s, k.dev, source))
+			continue;
+		put_pid(t, pid);
+		bt_table_str(t, comm_of(s, pid, SUB_QUEUE(k.sub)));
+		bt_table_str(t, source == BT_SLICE_MESSAGES ? "messages" :
+							      "events");
 		bt_table_u64(t, r->episodes);
 		bt_table_u64(t, r->censored);
 		bt_table_us(t, r->total);
@@ -219,7 +158,6 @@ static void print(struct slicer *s, struct bt_table *t)
 		bt_table_u64(t, r->foreign);
 		bt_table_end_row(t);
 	}
-	free(v);
 }
 
 /*
@@ -305,9 +243,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	s->has_pid = s->o.has_pid;
-	s->want_pid = s->o.pid;
-	s->o.has_pid = false;
+	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
 }
 
 int main(int argc, char **argv)
@@ -327,6 +263,7 @@ int main(int argc, char **argv)
 	struct bt_tracker *tr;
 	const struct bt_request *rq;
 	struct bt_event ev;
+	struct row *row;
 	int rc, status = BT_EXIT_OK;
 
 	parse_args(&s, argc, argv);
@@ -338,8 +275,9 @@ int main(int argc, char **argv)
 	so.top_other = s.per_episode;
 	so.episode = on_episode;
 	so.arg = &s;
-	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_new(&s.sl, &so) < 0)
-		die_nomem(&s);
+	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_new(&s.sl, &so) < 0 ||
+	    bt_group_new(&s.rows, sizeof(struct row)) < 0)
+		bt_tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, 7);
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
@@ -351,7 +289,7 @@ int main(int argc, char **argv)
 		else if (!in_window(&s, &ev))
 			continue;
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
-			die_nomem(&s);
+			bt_tool_nomem(&s.o);
 	}
 	if (rc < 0)
 		status = BT_EXIT_DATA;
@@ -363,10 +301,9 @@ int main(int argc, char **argv)
 	if (bt_tool_table_done(&s.o, s.t))
 		status = BT_EXIT_DATA;
 	bt_tool_warnings(&s.o, s.r);
-	for (size_t i = 0; i < s.slots; i++)
-		if (s.rows[i].used)
-			bt_dist_free(&s.rows[i].wait);
-	free(s.rows);
+	for (size_t i = 0; (row = bt_group_at(s.rows, i, NULL)); i++)
+		bt_dist_free(&row->wait);
+	bt_group_free(s.rows);
 	bt_slice_free(s.sl);
 	bt_tracker_free(tr);
 	bt_reader_free(s.r);

@@ -17,8 +17,6 @@
 #define MAX_JOURNAL	64
 
 struct row {
-	uint32_t pid;
-	uint8_t used;
 	uint64_t self, journal, fua, noflush, invalid;
 	uint64_t data, flush;	/* ns, sums over valid episodes */
 	struct bt_dist lat;	/* ns */
@@ -33,61 +31,10 @@ struct syncer {
 	size_t njournal;
 	bool any_flush;
 	uint64_t first;		/* ns: first event, for start_s */
-	struct row *rows;
-	size_t slots, used;
+	struct bt_group *rows;	/* struct row by pid */
 	struct bt_reader *r;
 	struct bt_table *t;	/* -e: episodes as they end */
 };
-
-static void die_nomem(const struct syncer *s)
-{
-	fprintf(stderr, "%s: %s\n", s->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
-}
-
-static struct row *slot(struct row *rows, size_t slots, uint32_t pid)
-{
-	size_t i = (size_t)(((uint64_t)pid * 0x9e3779b97f4a7c15ull) >> 32) &
-		   (slots - 1);
-
-	while (rows[i].used && rows[i].pid != pid)
-		i = (i + 1) & (slots - 1);
-	return &rows[i];
-}
-
-static struct row *row_get(struct syncer *s, uint32_t pid)
-{
-	struct row *r;
-
-	if ((s->used + 1) * 2 > s->slots) {
-		size_t n = s->slots ? s->slots * 2 : 64;
-		struct row *nr = calloc(n, sizeof(*nr));
-
-		if (!nr)
-			die_nomem(s);
-		for (size_t i = 0; i < s->slots; i++)
-			if (s->rows[i].used)
-				*slot(nr, n, s->rows[i].pid) = s->rows[i];
-		free(s->rows);
-		s->rows = nr;
-		s->slots = n;
-	}
-	r = slot(s->rows, s->slots, pid);
-	if (!r->used) {
-		r->used = 1;
-		r->pid = pid;
-		bt_dist_init(&r->lat);
-		s->used++;
-	}
-	return r;
-}
-
-static const char *comm_of(const struct syncer *s, uint32_t pid)
-{
-	const char *c = bt_reader_comm(s->r, pid);
-
-	return c && *c ? c : "-";
-}
 
 static const char *kind(uint32_t f)
 {
@@ -121,7 +68,7 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
 	if (s->t) {
 		bt_table_s(s->t, ep->open > s->first ? ep->open - s->first : 0);
 		bt_table_u64(s->t, ep->pid);
-		bt_table_str(s->t, comm_of(s, ep->pid));
+		bt_table_str(s->t, bt_tool_comm(s->r, ep->pid));
 		bt_table_us(s->t, ep->lat);
 		bt_table_us(s->t, ep->data);
 		bt_table_us(s->t, ep->flush);
@@ -130,7 +77,9 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
 		bt_table_end_row(s->t);
 		return;
 	}
-	r = row_get(s, ep->pid);
+	r = bt_group_get(s->rows, 0, ep->pid, 0);
+	if (!r)
+		bt_tool_nomem(&s->o);
 	if (ep->flags & BT_SYNC_INVALID) {
 		r->invalid++;
 		return;
@@ -146,34 +95,20 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
 	r->data += ep->data;
 	r->flush += ep->flush;
 	if (bt_dist_add(&r->lat, ep->lat) < 0)
-		die_nomem(s);
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct row *x = *(const struct row *const *)a;
-	const struct row *y = *(const struct row *const *)b;
-
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+		bt_tool_nomem(&s->o);
 }
 
 static void print(struct syncer *s, struct bt_table *t)
 {
-	struct row **v = malloc((s->used + 1) * sizeof(*v));
-	size_t n = 0;
+	struct bt_group_key k;
+	struct row *r;
 
-	if (!v)
-		die_nomem(s);
-	for (size_t i = 0; i < s->slots; i++)
-		if (s->rows[i].used)
-			v[n++] = &s->rows[i];
-	qsort(v, n, sizeof(*v), cmp_row);
-	for (size_t i = 0; i < n; i++) {
-		struct row *r = v[i];
+	bt_group_sort(s->rows, NULL);
+	for (size_t i = 0; (r = bt_group_at(s->rows, i, &k)); i++) {
 		uint64_t ep = r->lat.n;
 
-		bt_table_u64(t, r->pid);
-		bt_table_str(t, comm_of(s, r->pid));
+		bt_table_u64(t, k.pid);
+		bt_table_str(t, bt_tool_comm(s->r, k.pid));
 		bt_table_u64(t, ep);
 		bt_table_double(t, bt_dist_mean(&r->lat) / 1000.0, 3);
 		bt_table_us(t, bt_dist_quantile(&r->lat, 0.50));
@@ -189,7 +124,6 @@ static void print(struct syncer *s, struct bt_table *t)
 		bt_table_u64(t, r->invalid);
 		bt_table_end_row(t);
 	}
-	free(v);
 }
 
 static void usage(const char *prog)
@@ -251,9 +185,7 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 	}
 	/* -p selects episodes, not events: C runs in interrupt context and
 	 * journal threads close other processes' episodes. */
-	s->has_pid = s->o.has_pid;
-	s->want_pid = s->o.pid;
-	s->o.has_pid = false;
+	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
 }
 
 int main(int argc, char **argv)
@@ -271,6 +203,7 @@ int main(int argc, char **argv)
 	struct bt_sync_opts so = { 0 };
 	struct bt_sync *sy;
 	struct bt_event ev;
+	struct row *row;
 	int rc, status = BT_EXIT_OK;
 
 	parse_args(&s, argc, argv);
@@ -281,8 +214,9 @@ int main(int argc, char **argv)
 	so.njournal = s.njournal;
 	so.episode = on_episode;
 	so.arg = &s;
-	if (bt_sync_new(&sy, &so) < 0)
-		die_nomem(&s);
+	if (bt_sync_new(&sy, &so) < 0 ||
+	    bt_group_new(&s.rows, sizeof(struct row)) < 0)
+		bt_tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, 8);
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
@@ -290,7 +224,7 @@ int main(int argc, char **argv)
 			continue;
 		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
-			die_nomem(&s);
+			bt_tool_nomem(&s.o);
 	}
 	if (rc < 0)
 		status = BT_EXIT_DATA;
@@ -302,10 +236,9 @@ int main(int argc, char **argv)
 	if (bt_tool_table_done(&s.o, s.t))
 		status = BT_EXIT_DATA;
 	bt_tool_warnings(&s.o, s.r);
-	for (size_t i = 0; i < s.slots; i++)
-		if (s.rows[i].used)
-			bt_dist_free(&s.rows[i].lat);
-	free(s.rows);
+	for (size_t i = 0; (row = bt_group_at(s.rows, i, NULL)); i++)
+		bt_dist_free(&row->lat);
+	bt_group_free(s.rows);
 	bt_sync_free(sy);
 	bt_reader_free(s.r);
 	return status;
