@@ -120,7 +120,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	if (!avail) {
 		if (in->ierr)
 			return bt_reader_fail(r, in, in->base, in->ierr, "%s", in->imsg);
-		return 0;	/* empty input: no events, no error */
+		return 0;	/* empty input: prime() decides */
 	}
 	p = in->data + in->pos;
 	a = (size_t)avail;
@@ -553,6 +553,12 @@ static int prime(struct bt_reader *r)
 		if (rc)
 			r->heap[r->nheap++] = r->in[i];
 	}
+	/*
+	 * A CPU that did nothing leaves an empty NAME.blktrace.N, so one
+	 * empty input is normal; no bytes in any input is bad input.
+	 */
+	if (!r->nheap && r->nin)
+		return bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
 	for (i = r->nheap / 2; i-- > 0;)
 		sift_down(r, i);
 	return 0;

@@ -658,24 +658,59 @@ static void test_reader_counts_time_going_backwards(void **state)
 	tb_free(&t);
 }
 
-static void test_reader_empty_mem_is_valid(void **state)
+/*
+ * No bytes in any input is bad input (an empty file, say): "empty trace"
+ * at offset 0 of the first input, -ENODATA, sticky.  One empty input among
+ * others is a CPU that did nothing and only ends early.
+ */
+static void test_reader_empty_mem_is_empty_trace(void **state)
 {
 	struct bt_reader *r;
 	struct bt_event e;
 	struct bt_reader_stats st;
+	const char *file;
+	uint64_t off = 99;
+	struct tb t;
 
 	(void)state;
 	assert_int_equal(bt_reader_new(&r), 0);
 	assert_int_equal(bt_reader_add_mem(r, "", 0, "empty"), 0);
-	assert_int_equal(bt_reader_next(r, &e), 0);
-	assert_null(bt_reader_error(r, NULL, NULL));
+	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
+	assert_string_equal(bt_reader_error(r, &file, &off), "empty trace");
+	assert_string_equal(file, "empty");
+	assert_int_equal(off, 0);
+	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
 	bt_reader_get_stats(r, &st);
 	assert_int_equal(st.events, 0);
 	bt_reader_free(r);
 
-	/* No input at all: also just the end. */
+	/* Several inputs, all empty: reported on the first. */
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, "", 0, "cpu0"), 0);
+	assert_int_equal(bt_reader_add_mem(r, NULL, 0, "cpu1"), 0);
+	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
+	assert_string_equal(bt_reader_error(r, &file, NULL), "empty trace");
+	assert_string_equal(file, "cpu0");
+	bt_reader_free(r);
+
+	/* An empty input beside one with records: no error. */
+	tb_init(&t, 0, 0);
+	e = tb_ev(10, 1, BT_A_QUEUE, BT_TC_READ, 4096);
+	tb_add(&t, &e);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, "", 0, "cpu0"), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "cpu1"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.input, 1);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_free(r);
+	tb_free(&t);
+
+	/* No input at all: just the end. */
 	assert_int_equal(bt_reader_new(&r), 0);
 	assert_int_equal(bt_reader_next(r, &e), 0);
+	assert_null(bt_reader_error(r, NULL, NULL));
 	bt_reader_free(r);
 }
 
@@ -718,7 +753,7 @@ int main(void)
 		cmocka_unit_test(test_reader_drops_duplicated_notes),
 		cmocka_unit_test(test_reader_sequence_zero_duplicates),
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
-		cmocka_unit_test(test_reader_empty_mem_is_valid),
+		cmocka_unit_test(test_reader_empty_mem_is_empty_trace),
 		cmocka_unit_test(test_reader_names_and_add_after_start),
 	};
 

@@ -227,7 +227,7 @@ static void test_reader_file_missing_and_empty(void **state)
 	assert_int_equal(bt_reader_add(r, "/nonexistent-dir/x"), -ENOENT);
 	assert_int_equal(bt_reader_inputs(r), 0);
 
-	/* An empty file is a valid trace with no events. */
+	/* An empty file beside a trace ends at once (an idle CPU's file). */
 	snprintf(path, sizeof(path), "%s/empty.bin", tmpdir);
 	write_file(path, "", 0);
 	assert_int_equal(bt_reader_add(r, path), 0);
@@ -245,6 +245,77 @@ static void test_reader_file_missing_and_empty(void **state)
 	assert_null(bt_reader_error(r, NULL, NULL));
 	bt_reader_free(r);
 	tb_free(&t);
+}
+
+/*
+ * Zero bytes in all is "empty trace" at offset 0, whether a file, a pipe
+ * or gzip that inflates to nothing.  In a per-CPU set an empty file is a
+ * CPU that did nothing; only a set with no bytes at all is an error, on
+ * its first file.
+ */
+static void test_reader_empty_trace(void **state)
+{
+	struct bt_reader *r;
+	struct bt_event e;
+	struct tb t;
+	unsigned char *gz;
+	size_t gzlen;
+	const char *file;
+	uint64_t off = 99;
+	char path[512], want[512];
+	int via, i, n = 0;
+
+	(void)state;
+	gz = gzip_buf((const unsigned char *)"", 0, 1, &gzlen);
+	assert_true(gzlen > 0);
+	for (via = 0; via < 2; via++) {
+		expect_fault("", 0, via, 0, -ENODATA, 0, "empty trace");
+		expect_fault(gz, gzlen, via, 0, -ENODATA, 0, "empty trace");
+	}
+	free(gz);
+
+	/* idle.blktrace.1 is empty, .0 and .2 hold three records each. */
+	for (i = 0; i < 3; i++) {
+		int j;
+
+		tb_init(&t, 0, 0);
+		for (j = 0; i != 1 && j < 3; j++) {
+			e = tb_ev((uint64_t)(10 * j + i), (uint32_t)j + 1,
+				  BT_A_QUEUE, BT_TC_READ, 4096);
+			e.cpu = (uint32_t)i;
+			tb_add(&t, &e);
+		}
+		snprintf(path, sizeof(path), "%s/idle.blktrace.%d", tmpdir, i);
+		write_file(path, t.buf, t.len);
+		tb_free(&t);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	snprintf(path, sizeof(path), "%s/idle", tmpdir);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_reader_inputs(r), 3);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_int_not_equal(e.input, 1);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_free(r);
+
+	/* Every CPU idle: nothing was traced. */
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/quiet.blktrace.%d", tmpdir, i);
+		write_file(path, "", 0);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	snprintf(path, sizeof(path), "%s/quiet", tmpdir);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
+	assert_string_equal(bt_reader_error(r, &file, &off), "empty trace");
+	snprintf(want, sizeof(want), "%s/quiet.blktrace.0", tmpdir);
+	assert_string_equal(file, want);
+	assert_int_equal(off, 0);
+	bt_reader_free(r);
 }
 
 /*
@@ -802,6 +873,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_file_missing_and_empty),
+		cmocka_unit_test(test_reader_empty_trace),
 		cmocka_unit_test(test_reader_per_cpu_set),
 		cmocka_unit_test(test_reader_stdin_pipe),
 		cmocka_unit_test(test_reader_large_records),

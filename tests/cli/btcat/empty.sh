@@ -1,4 +1,4 @@
-# An empty trace, as a file and on stdin: no lines.
+# An empty trace, as a file and on stdin: bad input, "empty trace", exit 1.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/empty.bin"
-cd "$tmp" && btcat empty.bin && btcat <empty.bin
+cd "$tmp" && { btcat empty.bin; btcat <empty.bin; }

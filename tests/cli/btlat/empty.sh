@@ -1,4 +1,4 @@
-# An empty trace, as a file and on stdin: the header only, exit 0.
+# An empty trace, as a file and on stdin: bad input, "empty trace", exit 1.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/empty.bin"
-cd "$tmp" && btlat empty.bin && btlat <empty.bin
+cd "$tmp" && { btlat empty.bin; btlat <empty.bin; }

@@ -1,2 +1,2 @@
-# Nothing to replay: no device is touched, the report has a zero total.
+# An empty trace is bad input: no device is touched, exit 1.
 btreplay </dev/null

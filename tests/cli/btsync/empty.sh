@@ -1,1 +1,2 @@
+# An empty trace is bad input: "empty trace" at offset 0, exit 1.
 btsync /dev/null

@@ -1,2 +1,2 @@
-# An empty trace is no error: a table with zero events.
+# An empty trace is bad input: "empty trace" at offset 0, exit 1.
 optcheck /dev/null
