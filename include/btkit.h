@@ -219,6 +219,93 @@ int bt_format_kind(const struct bt_event *e, unsigned flags);
  */
 size_t bt_format_detail(char *buf, const struct bt_event *e);
 
+/* lib/summary.c */
+
+/*
+ * The statistics `blkparse -s` prints after the events: per process, per
+ * device and CPU, per device.  Feed it the events blkparse shows, in its
+ * order (lib/blkorder.c), each with the index of its blkparse device.
+ */
+struct bt_summary;
+
+int bt_summary_new(struct bt_summary **out);
+/*
+ * Name device dev ("maj,min", or a per-CPU set's NAME) and give its
+ * sequence gaps and the records missing in them (bt_blkorder_dev()).
+ * Every device up to the last one fed must be named.  0 or -ENOMEM.
+ */
+int bt_summary_dev(struct bt_summary *s, size_t dev, const char *name,
+		   uint64_t gaps, uint64_t missing);
+/*
+ * Account e (passing the caller's filters) as blkparse does when it shows
+ * it: once with late 0 before its line is printed, and, when a line was
+ * printed (bt_format_kind(e, flags) > 0), once with late 1 after it (the
+ * part blkparse counts after printing PC queues and completions).  rel:
+ * ns since the trace's origin.  comm: the pid's name now, or NULL.
+ * Returns 1 when e's pid is counted for the first time: it is listed as
+ * comm, or "unknown" when comm is NULL, and blkparse names the pid so for
+ * good (the caller should too).  0 otherwise, -ENOMEM.
+ */
+int bt_summary_event(struct bt_summary *s, size_t dev,
+		     const struct bt_event *e, uint64_t rel, unsigned flags,
+		     int late, const char *comm);
+/*
+ * Write the statistics to f as blkparse -s does.  Numbers are grouped as
+ * LC_NUMERIC says (blkparse sets it from the environment; the caller may).
+ * 0 or -ENOMEM; a write error is left in ferror(f).
+ */
+int bt_summary_print(const struct bt_summary *s, FILE *f);
+void bt_summary_free(struct bt_summary *s);
+
+/* lib/blkorder.c */
+
+/*
+ * The records of a reader's inputs in the order blkparse prints them: one
+ * input as a stream (`blkparse -i - < trace`: batches of 512 sorted by
+ * time, device, sequence; a gap in a device and CPU's sequence stalls it),
+ * several as per-CPU files (`blkparse -i NAME`: each read 512 ahead,
+ * merged by next time), with blkparse's time origin and process names.
+ */
+struct bt_blkorder;
+
+struct bt_blkorder_dev {
+	uint32_t dev;		/* kernel dev_t; 0 for a per-CPU set */
+	char name[32];		/* "maj,min", or the set's NAME */
+	uint64_t gaps;		/* sequence gaps blkparse noted (stream) */
+	uint64_t missing;	/* records in those gaps */
+};
+
+/*
+ * Order r's inputs (r is not owned and must outlive o; with several
+ * inputs each is opened again by name).  flags: BT_FMT_V120 for 1.2.0's
+ * handling of cgroup-flagged notes and time origin.  0, or -errno with
+ * *bad_input the input that could not be opened (NULL: -ENOMEM).
+ */
+int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
+		    unsigned flags, const char **bad_input);
+/*
+ * 1: *ev is the next record (its payload valid until the next call), *rel
+ * its time in ns since blkparse's origin, *dev its device's index (see
+ * bt_blkorder_dev).  0 at the end.  < 0: -errno; bt_blkorder_failed()
+ * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
+ * the records read before it still follow, and other inputs go on.
+ */
+int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
+		     uint64_t *rel, size_t *dev);
+const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o);
+/* A pid's name: first PROCESS note read so far (or bt_blkorder_name). */
+const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid);
+/* Name pid unless it has a name already (blkparse keeps the first). */
+int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name);
+/* blkparse's devices so far, in the order it lists them. */
+size_t bt_blkorder_devs(const struct bt_blkorder *o);
+void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
+		     struct bt_blkorder_dev *out);
+/* The readers' statistics added up (duplicates, time going backwards). */
+void bt_blkorder_get_stats(const struct bt_blkorder *o,
+			   struct bt_reader_stats *st);
+void bt_blkorder_free(struct bt_blkorder *o);
+
 /* ---------------------------------------------------------------- replay */
 
 /* lib/replay.c */

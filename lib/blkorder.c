@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blkorder.c - the records of a trace in the order blkparse prints them,
+ * with the names and time origin it prints them with, in bounded memory:
+ *
+ * - one input (a stream, `blkparse -q -i - < trace`): batches of 512
+ *   events, each sorted by time, device and sequence (ties come out last
+ *   read first); times relative to the smallest time of the first batch;
+ * - several inputs (a per-CPU set, `blkparse -q -i NAME`): each read 512
+ *   events ahead, merged through blkparse's list ordered by next time (on
+ *   a tie the input just served stays first); times relative to the
+ *   earliest first event.
+ *
+ * PROCESS notes are applied as they are read ahead, the first name of a
+ * pid winning, so an event may take the name of a note that follows it.
+ * blkparse's devices (-s) are kept too: device numbers in the order a
+ * stream is read, or one per per-CPU set, with the stream's sequence gaps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+#define BATCH		512		/* blkparse's rb_batch */
+#define BATCH_MAX	8192		/* also cgroup messages, not counted */
+#define ARENA_MAX	(4u << 20)	/* payload bytes held for one batch */
+#define COMM_LEN	16		/* blkparse keeps 15 chars and a NUL */
+
+struct held {
+	struct bt_event ev;
+	size_t pdu_off;		/* payload copy in the arena */
+	size_t order;		/* read order, for blkparse's tie breaking */
+	size_t dev;		/* index in o->devs */
+};
+
+/* Records read ahead, with copies of their payloads. */
+struct batch {
+	struct held *h;		/* BATCH_MAX entries */
+	size_t n, pos;		/* held, and next to hand out */
+	unsigned char *arena;
+	size_t len, cap;
+	size_t order;
+};
+
+/* One input of a merge, in blkparse's list of inputs by next time. */
+struct stream {
+	struct bt_reader *r;
+	struct batch b;
+	struct stream *next;
+	size_t dev;		/* its per-CPU set in o->devs */
+	int done;
+};
+
+/* Sequence numbers per device and CPU, and blkparse's gaps ("skips"). */
+struct skip {
+	uint64_t start, end;
+};
+
+struct seq_slot {
+	uint64_t key;		/* dev << 32 | cpu, + 1 (0: free) */
+	uint64_t last;		/* UINT64_MAX before the first record */
+	uint32_t dev;
+	struct skip *skips;
+	size_t nskips, cap;
+};
+
+struct seqs {
+	struct seq_slot *slot;
+	size_t n, cap;
+};
+
+struct comm_slot {
+	uint32_t pid;
+	uint8_t used;
+	char comm[COMM_LEN];
+};
+
+struct odev {
+	uint32_t dev;
+	char name[32];		/* "maj,min", or NAME of a per-CPU set */
+};
+
+struct bt_blkorder {
+	unsigned flags;		/* BT_FMT_V120 */
+	struct bt_reader *r;	/* stream mode: the caller's reader */
+	struct batch b;		/* stream mode */
+	int stalled, end;
+	struct stream *s;	/* merge mode: one per input */
+	size_t ns, init;	/* inputs, and inputs read ahead so far */
+	struct stream *head, *cur;	/* cur: its event was handed out */
+	uint64_t genesis;
+	int have_genesis;
+	const struct bt_reader *failed;
+	struct comm_slot *comm;
+	size_t comm_slots, comm_used;
+	struct seqs seqs;
+	struct odev *devs;
+	size_t ndevs, devs_cap, last_dev;
+	uint32_t *dslot;	/* stream mode: dev hash -> devs index + 1 */
+	size_t dslots;
+};
+
+/* ------------------------------------------------------ pid -> comm */
+
+static struct comm_slot *comm_find(const struct bt_blkorder *o, uint32_t pid)
+{
+	size_t mask = o->comm_slots - 1;
+	size_t i = (pid * 2654435761u) & mask;
+
+	while (o->comm[i].used && o->comm[i].pid != pid)
+		i = (i + 1) & mask;
+	return &o->comm[i];
+}
+
+const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
+{
+	const struct comm_slot *s;
+
+	if (!o->comm_used)
+		return NULL;
+	s = comm_find(o, pid);
+	return s->used ? s->comm : NULL;
+}
+
+/* blkparse keeps the first name a pid was given. */
+static int comm_set(struct bt_blkorder *o, uint32_t pid, const char *name,
+		    size_t n)
+{
+	struct comm_slot *s, *old = o->comm;
+	size_t oslots = o->comm_slots;
+
+	if ((o->comm_used + 1) * 2 > o->comm_slots) {
+		size_t slots = oslots ? oslots * 2 : 1024;
+		struct comm_slot *fresh = calloc(slots, sizeof(*fresh));
+
+		if (!fresh)
+			return -ENOMEM;
+		o->comm = fresh;
+		o->comm_slots = slots;
+		for (size_t i = 0; i < oslots; i++)
+			if (old[i].used)
+				*comm_find(o, old[i].pid) = old[i];
+		free(old);
+	}
+	s = comm_find(o, pid);
+	if (s->used)
+		return 0;
+	n = strnlen(name, n);
+	if (n > COMM_LEN - 1)
+		n = COMM_LEN - 1;
+	memcpy(s->comm, name, n);
+	s->comm[n] = '\0';
+	s->pid = pid;
+	s->used = 1;
+	o->comm_used++;
+	return 0;
+}
+
+int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name)
+{
+	return comm_set(o, pid, name, COMM_LEN);
+}
+
+/* ------------------------------------------------------------ devices */
+
+static int dev_add(struct bt_blkorder *o, uint32_t dev, const char *name,
+		   size_t *idx)
+{
+	struct odev *d;
+
+	if (o->ndevs == o->devs_cap) {
+		size_t cap = o->devs_cap ? o->devs_cap * 2 : 4;
+
+		d = realloc(o->devs, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		o->devs = d;
+		o->devs_cap = cap;
+	}
+	d = &o->devs[o->ndevs];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	if (name)
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	else
+		snprintf(d->name, sizeof(d->name), "%u,%u", BT_DEV_MAJOR(dev),
+			 BT_DEV_MINOR(dev));
+	*idx = o->ndevs++;
+	return 0;
+}
+
+/* A stream's device by number, added in the order they are read. */
+static int dev_of(struct bt_blkorder *o, uint32_t dev, size_t *idx)
+{
+	size_t i, mask;
+
+	if (o->ndevs && o->devs[o->last_dev].dev == dev) {
+		*idx = o->last_dev;
+		return 0;
+	}
+	if ((o->ndevs + 1) * 2 > o->dslots) {
+		size_t slots = o->dslots ? o->dslots * 2 : 64;
+		uint32_t *fresh = calloc(slots, sizeof(*fresh));
+
+		if (!fresh)
+			return -ENOMEM;
+		free(o->dslot);
+		o->dslot = fresh;
+		o->dslots = slots;
+		for (size_t k = 0; k < o->ndevs; k++) {
+			for (i = (o->devs[k].dev * 2654435761u) & (slots - 1);
+			     o->dslot[i]; i = (i + 1) & (slots - 1))
+				;
+			o->dslot[i] = (uint32_t)k + 1;
+		}
+	}
+	mask = o->dslots - 1;
+	for (i = (dev * 2654435761u) & mask; o->dslot[i]; i = (i + 1) & mask) {
+		if (o->devs[o->dslot[i] - 1].dev == dev) {
+			*idx = o->last_dev = o->dslot[i] - 1;
+			return 0;
+		}
+	}
+	if (dev_add(o, dev, NULL, idx) < 0)
+		return -ENOMEM;
+	o->dslot[i] = (uint32_t)*idx + 1;
+	o->last_dev = *idx;
+	return 0;
+}
+
+/* blkparse's file mode has a device per set, named by its NAME. */
+static int set_dev(struct bt_blkorder *o, const char *path, size_t *idx)
+{
+	const char *base = strrchr(path, '/');
+	char name[32];
+	char *cut;
+
+	snprintf(name, sizeof(name), "%s", base ? base + 1 : path);
+	cut = strstr(name, ".blktrace.");
+	if (cut)
+		*cut = '\0';
+	for (size_t i = o->ndevs; i-- > 0;) {
+		if (!strcmp(o->devs[i].name, name)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	return dev_add(o, 0, name, idx);
+}
+
+size_t bt_blkorder_devs(const struct bt_blkorder *o)
+{
+	return o->ndevs;
+}
+
+void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
+		     struct bt_blkorder_dev *out)
+{
+	const struct odev *d = &o->devs[i];
+
+	memset(out, 0, sizeof(*out));
+	out->dev = d->dev;
+	memcpy(out->name, d->name, sizeof(out->name));
+	/* File mode checks no sequence: only a stream has gaps. */
+	for (size_t k = 0; !o->s && k < o->seqs.cap; k++) {
+		const struct seq_slot *q = &o->seqs.slot[k];
+
+		if (!q->key || q->dev != d->dev)
+			continue;
+		out->gaps += q->nskips;
+		for (size_t j = 0; j < q->nskips; j++)
+			out->missing += q->skips[j].end - q->skips[j].start + 1;
+	}
+}
+
+/* ------------------------------------------------------------ batches */
+
+static int batch_init(struct batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->h = malloc(BATCH_MAX * sizeof(*b->h));
+	return b->h ? 0 : -ENOMEM;
+}
+
+static int batch_hold(struct batch *b, const struct bt_event *e, size_t dev)
+{
+	struct held *h;
+
+	if (b->cap - b->len < e->pdu_len) {
+		size_t cap = b->cap ? b->cap : 65536;
+		unsigned char *a;
+
+		while (cap - b->len < e->pdu_len)
+			cap *= 2;
+		a = realloc(b->arena, cap);
+		if (!a)
+			return -ENOMEM;
+		b->arena = a;
+		b->cap = cap;
+	}
+	h = &b->h[b->n++];
+	h->ev = *e;
+	h->pdu_off = b->len;
+	h->order = b->order++;
+	h->dev = dev;
+	if (e->pdu_len)
+		memcpy(b->arena + b->len, e->pdu, e->pdu_len);
+	b->len += e->pdu_len;
+	return 0;
+}
+
+/* Point the held events at their payload copies (the arena may move). */
+static void batch_fix(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		b->h[i].ev.pdu = b->h[i].ev.pdu_len ? b->arena + b->h[i].pdu_off
+						    : NULL;
+}
+
+static int batch_full(const struct batch *b, size_t counted)
+{
+	return counted == BATCH || b->n == BATCH_MAX || b->len > ARENA_MAX;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->h);
+	free(b->arena);
+}
+
+/*
+ * What blkparse does with a record as it reads it: 0 consumed (a note:
+ * PROCESS names its pid), 1 held and counted in the batch, 2 held but not
+ * counted (cgroup-flagged messages, which 1.2.0 consumes unseen); -ENOMEM.
+ */
+static int take(struct bt_blkorder *o, const struct bt_event *e)
+{
+	if (!bt_event_is_note(e))
+		return 1;
+	/* 1.2.0 compares the whole action word, cgroup bit included. */
+	if (e->category != BT_TC_NOTIFY ||
+	    (e->has_cgroup && (o->flags & BT_FMT_V120)))
+		return 0;
+	if (e->action == BT_N_PROCESS)
+		return comm_set(o, e->pid, e->pdu ? (const char *)e->pdu : "",
+				e->pdu_len);
+	if (e->action != BT_N_MESSAGE)
+		return 0;
+	return e->has_cgroup ? 2 : 1;
+}
+
+/*
+ * Read up to a batch from r.  *err: 0, or the error that ended the read
+ * (o->failed is r when the reader failed).  set: the device of a per-CPU
+ * set's records, or SIZE_MAX to look each record's device up.
+ */
+static size_t batch_read(struct bt_blkorder *o, struct batch *b,
+			 struct bt_reader *r, size_t set, int *err)
+{
+	struct bt_event e;
+	size_t counted = 0, dev = set;
+	int rc, k;
+
+	*err = 0;
+	b->n = b->pos = b->len = 0;
+	while (!batch_full(b, counted) && (rc = bt_reader_next(r, &e)) != 0) {
+		if (rc < 0) {
+			o->failed = r;
+			*err = rc;
+			break;
+		}
+		k = take(o, &e);
+		if (k > 0 && set == SIZE_MAX)
+			k = dev_of(o, e.dev, &dev) < 0 ? -ENOMEM : k;
+		if (k > 0)
+			k = batch_hold(b, &e, dev) < 0 ? -ENOMEM : k;
+		if (k < 0) {
+			o->failed = NULL;
+			*err = k;
+			break;
+		}
+		counted += k == 1;
+	}
+	batch_fix(b);
+	return b->n;
+}
+
+static int before(const struct held *a, const struct held *b)
+{
+	if (a->ev.time != b->ev.time)
+		return a->ev.time < b->ev.time;
+	if (a->ev.dev != b->ev.dev)
+		return a->ev.dev < b->ev.dev;
+	if (a->ev.sequence != b->ev.sequence)
+		return a->ev.sequence < b->ev.sequence;
+	return a->order > b->order;
+}
+
+/* Insertion sort: batches are nearly always in order already. */
+static void sort_batch(struct held *h, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct held x;
+		size_t j = i;
+
+		if (!before(&h[i], &h[i - 1]))
+			continue;
+		x = h[i];
+		while (j && before(&x, &h[j - 1])) {
+			h[j] = h[j - 1];
+			j--;
+		}
+		h[j] = x;
+	}
+}
+
+/* ------------------------------------------------- stream's sequences */
+
+/*
+ * blkparse reading a stream prints a record only when it is the next in
+ * its device and CPU's sequence (any number for the first).  At the first
+ * record that is not, it stops printing until the end of the input, then
+ * prints the rest with every note of the trace known, noting the gaps in
+ * the sequence as "skips" (-s).  seq_check() follows it: 0 when e stalls
+ * the stream; once stalled (force), it records the gaps as blkparse does,
+ * quirks included.
+ */
+static struct seq_slot *seq_slot(struct seqs *t, const struct bt_event *e)
+{
+	uint64_t key = ((uint64_t)e->dev << 32 | e->cpu) + 1;
+	size_t i, mask;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct seq_slot *old = t->slot;
+		size_t ocap = t->cap, cap = ocap ? ocap * 2 : 64;
+		struct seq_slot *fresh = calloc(cap, sizeof(*fresh));
+
+		if (!fresh)
+			return NULL;
+		t->slot = fresh;
+		t->cap = cap;
+		for (size_t k = 0; k < ocap; k++) {
+			if (!old[k].key)
+				continue;
+			for (i = old[k].key * 0x9e3779b97f4a7c15ull & (t->cap - 1);
+			     t->slot[i].key; i = (i + 1) & (t->cap - 1))
+				;
+			t->slot[i] = old[k];
+		}
+		free(old);
+	}
+	mask = t->cap - 1;
+	for (i = key * 0x9e3779b97f4a7c15ull & mask; t->slot[i].key &&
+	     t->slot[i].key != key; i = (i + 1) & mask)
+		;
+	if (!t->slot[i].key) {
+		t->slot[i].key = key;
+		t->slot[i].last = UINT64_MAX;
+		t->slot[i].dev = e->dev;
+		t->n++;
+	}
+	return &t->slot[i];
+}
+
+/* insert_skip(): grow a neighbouring gap or note a new one. */
+static int skip_add(struct seq_slot *s, uint64_t start, uint64_t end)
+{
+	for (size_t k = s->nskips; k-- > 0;) {
+		if (end == s->skips[k].start - 1) {
+			s->skips[k].start = start;
+			return 0;
+		}
+		if (start == s->skips[k].end + 1) {
+			s->skips[k].end = end;
+			return 0;
+		}
+	}
+	if (s->nskips == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct skip *p = realloc(s->skips, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->skips = p;
+		s->cap = cap;
+	}
+	s->skips[s->nskips].start = start;
+	s->skips[s->nskips++].end = end;
+	return 0;
+}
+
+/* check_current_skips(): a late record fills part of a gap (1), or not. */
+static int skip_fill(struct seq_slot *s, uint64_t seq)
+{
+	for (size_t k = s->nskips; k-- > 0;) {
+		struct skip *p = &s->skips[k];
+
+		if (seq < p->start || seq > p->end)
+			continue;
+		if (p->start == seq && p->end == seq) {
+			memmove(p, p + 1, (s->nskips - k - 1) * sizeof(*p));
+			s->nskips--;
+		} else if (p->start == seq) {
+			p->start++;
+		} else if (p->end == seq) {
+			p->end--;
+		} else {
+			/* blkparse passes the end it just cut: start > end. */
+			p->end = seq - 1;
+			return skip_add(s, seq + 1, p->end) < 0 ? -ENOMEM : 1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 in sequence (or forced), 0 when e stalls the stream, -ENOMEM. */
+static int seq_check(struct seqs *t, const struct bt_event *e, int force)
+{
+	struct seq_slot *s = seq_slot(t, e);
+	uint64_t expected, seq = e->sequence;
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	expected = s->last + 1;
+	if (expected && seq != expected) {
+		if (!force)
+			return 0;
+		rc = skip_fill(s, seq);
+		if (rc < 0 || (!rc && expected < seq &&
+			       skip_add(s, expected, seq - 1) < 0))
+			return -ENOMEM;
+	}
+	s->last = seq;
+	return 1;
+}
+
+/*
+ * blkparse stalled: the rest prints with the names of every PROCESS note
+ * in the trace.  The first name wins, so reading them all now gives those
+ * names.  Only a file can be read twice; stdin keeps the names so far.
+ */
+static int names_of_whole_trace(struct bt_blkorder *o)
+{
+	const char *name = bt_reader_input_name(o->r, 0);
+	struct bt_reader *again;
+	struct bt_event e;
+	int rc = 0;
+
+	if (!name || !strcmp(name, "-") || bt_reader_new(&again) < 0)
+		return 0;
+	if (bt_reader_add(again, name) == 0)
+		while (rc >= 0 && bt_reader_next(again, &e) > 0)
+			if (bt_event_is_note(&e))
+				rc = take(o, &e);	/* names its pid if PROCESS */
+	bt_reader_free(again);
+	return rc < 0 ? rc : 0;
+}
+
+/* ------------------------------------------------------------ handing out */
+
+static void hand_out(const struct bt_blkorder *o, const struct held *h,
+		     struct bt_event *ev, uint64_t *rel, size_t *dev)
+{
+	*ev = h->ev;
+	*rel = ev->time - o->genesis;
+	/*
+	 * A cgroup message before the first event (1.2.0 does not count
+	 * them, so they cannot move the origin) prints at time 0.
+	 */
+	if (bt_event_is_note(ev) && ev->has_cgroup && ev->time < o->genesis)
+		*rel = 0;
+	*dev = h->dev;
+}
+
+/* One input: blkparse's pipe mode. */
+static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
+		       uint64_t *rel, size_t *dev)
+{
+	struct batch *b = &o->b;
+	int err = 0, rc;
+
+	while (b->pos == b->n) {
+		uint64_t min = UINT64_MAX;
+
+		if (o->end)
+			return 0;
+		if (!batch_read(o, b, o->r, SIZE_MAX, &err))
+			o->end = 1;
+		if (err) {
+			o->end = 1;
+			if (err == -ENOMEM)
+				return err;
+		}
+		for (size_t i = 0; i < b->n; i++) {
+			const struct bt_event *e = &b->h[i].ev;
+
+			if (!(bt_event_is_note(e) && e->has_cgroup) &&
+			    e->time < min)
+				min = e->time;
+		}
+		/*
+		 * blkparse looks for its origin again while it is 0, so a
+		 * `blkparse -d` dump (events from time 0) restarts at 0 every
+		 * batch; only --blkparse=1.2 copies that.
+		 */
+		if (min != UINT64_MAX && (!o->have_genesis ||
+		    (!o->genesis && (o->flags & BT_FMT_V120)))) {
+			o->genesis = min;
+			o->have_genesis = 1;
+		}
+		sort_batch(b->h, b->n);
+		if (err)
+			return err;	/* the batch read so far follows */
+		if (!b->n)
+			return 0;
+	}
+	if (!bt_event_is_note(&b->h[b->pos].ev)) {
+		const struct bt_event *e = &b->h[b->pos].ev;
+
+		rc = seq_check(&o->seqs, e, o->stalled);
+		if (!rc) {
+			o->stalled = 1;
+			if (names_of_whole_trace(o) < 0)
+				rc = -ENOMEM;
+			else
+				rc = seq_check(&o->seqs, e, 1);
+		}
+		if (rc < 0) {
+			o->failed = NULL;
+			return rc;
+		}
+	}
+	hand_out(o, &b->h[b->pos++], ev, rel, dev);
+	return 1;
+}
+
+static uint64_t peek(const struct stream *s)
+{
+	return s->b.h[s->b.pos].ev.time;
+}
+
+/* Insert s before the first input whose next event is not earlier. */
+static void ms_insert(struct stream **head, struct stream *s)
+{
+	struct stream *p = *head;
+
+	if (!p || peek(s) < peek(p)) {
+		s->next = p;
+		*head = s;
+		return;
+	}
+	while (p->next && peek(p->next) < peek(s))
+		p = p->next;
+	s->next = p->next;
+	p->next = s;
+}
+
+/* 1 while s has records; *err as batch_read's. */
+static int ms_fill(struct bt_blkorder *o, struct stream *s, int *err)
+{
+	*err = 0;
+	if (!s->done && !batch_read(o, &s->b, s->r, s->dev, err))
+		s->done = 1;
+	return !s->done;
+}
+
+/* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
+static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
+		      uint64_t *rel, size_t *dev)
+{
+	struct stream *x = o->cur;
+	int err = 0;
+
+	/* The record handed out last is done with: its input moves on. */
+	if (x) {
+		o->cur = NULL;
+		if (++x->b.pos == x->b.n && !ms_fill(o, x, &err)) {
+			o->head = x->next;
+		} else if (x->next && peek(x) > peek(x->next)) {
+			o->head = x->next;
+			ms_insert(&o->head, x);
+		}
+		if (err)
+			return err;
+	}
+	while (o->init < o->ns) {
+		x = &o->s[o->init++];
+		if (ms_fill(o, x, &err))
+			ms_insert(&o->head, x);
+		if (o->init == o->ns && o->head)
+			o->genesis = peek(o->head);
+		if (err)
+			return err;
+	}
+	if (!(x = o->head))
+		return 0;
+	o->cur = x;
+	hand_out(o, &x->b.h[x->b.pos], ev, rel, dev);
+	return 1;
+}
+
+/* ------------------------------------------------------------ object */
+
+int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
+		    unsigned flags, const char **bad_input)
+{
+	struct bt_blkorder *o = calloc(1, sizeof(*o));
+	size_t n = bt_reader_inputs(r);
+	int rc = 0;
+
+	*out = NULL;
+	*bad_input = NULL;
+	if (!o)
+		return -ENOMEM;
+	o->flags = flags;
+	o->r = r;
+	if (n <= 1) {
+		rc = batch_init(&o->b);
+		goto done;
+	}
+	o->s = calloc(n, sizeof(*o->s));
+	if (!o->s) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		const char *name = bt_reader_input_name(r, i);
+		struct stream *s = &o->s[o->ns++];
+
+		rc = bt_reader_new(&s->r);
+		if (!rc)
+			rc = bt_reader_add(s->r, name);
+		if (rc < 0) {
+			*bad_input = name;
+			break;
+		}
+		rc = batch_init(&s->b);
+		if (!rc)
+			rc = set_dev(o, name, &s->dev);
+	}
+done:
+	if (rc < 0) {
+		bt_blkorder_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
+		     uint64_t *rel, size_t *dev)
+{
+	o->failed = NULL;
+	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
+}
+
+const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o)
+{
+	return o->failed;
+}
+
+void bt_blkorder_get_stats(const struct bt_blkorder *o,
+			   struct bt_reader_stats *st)
+{
+	struct bt_reader_stats one;
+
+	if (!o->s) {
+		bt_reader_get_stats(o->r, st);
+		return;
+	}
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < o->ns; i++) {
+		bt_reader_get_stats(o->s[i].r, &one);
+		st->events += one.events;
+		st->duplicates += one.duplicates;
+		st->backwards += one.backwards;
+		st->bytes += one.bytes;
+	}
+}
+
+void bt_blkorder_free(struct bt_blkorder *o)
+{
+	if (!o)
+		return;
+	batch_free(&o->b);
+	for (size_t i = 0; i < o->ns; i++) {
+		bt_reader_free(o->s[i].r);
+		batch_free(&o->s[i].b);
+	}
+	free(o->s);
+	for (size_t i = 0; i < o->seqs.cap; i++)
+		free(o->seqs.slot[i].skips);
+	free(o->seqs.slot);
+	free(o->comm);
+	free(o->devs);
+	free(o->dslot);
+	free(o);
+}
