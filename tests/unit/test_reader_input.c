@@ -286,7 +286,7 @@ static void test_reader_empty_trace(void **state)
 			tb_add(&t, &e);
 		}
 		snprintf(path, sizeof(path), "%s/idle.blktrace.%d", tmpdir, i);
-		write_file(path, t.buf, t.len);
+		write_file(path, t.len ? t.buf : (unsigned char *)"", t.len);
 		tb_free(&t);
 	}
 	assert_int_equal(bt_reader_new(&r), 0);
