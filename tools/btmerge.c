@@ -9,11 +9,9 @@
  * over #D, and nothing of a device counted before its first Q or A (btt
  * drops those events).  Unlike btt, cgroup-flagged events count.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "common.h"
 
 enum { OP_R, OP_W, OP_ALL, NOPS };

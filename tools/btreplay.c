@@ -180,9 +180,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 
 	conf.from_d = (uint8_t)x->from_d;
 	/* -p here, not in the reader: completions carry no owner's pid. */
-	conf.has_pid = x->o.has_pid;
-	conf.pid = x->o.pid;
-	x->o.has_pid = false;
+	conf.has_pid = bt_opts_take_pid(&x->o, &conf.pid);
 	x->r = bt_tool_open(&x->o, argc, argv);
 	if (bt_replay_new(&x->rp, &conf) < 0)
 		goto nomem;
@@ -197,8 +195,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 		goto nomem;
 	return bad;
 nomem:
-	fprintf(stderr, "%s: %s\n", x->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
+	bt_tool_nomem(&x->o);
 }
 
 /* ------------------------------------------------------------ targets */
