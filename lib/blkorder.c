@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "btkit.h"
+#include "internal.h"
 
 #define BATCH		512		/* blkparse's rb_batch */
 #define BATCH_MAX	8192		/* also cgroup messages, not counted */
@@ -92,6 +92,7 @@ struct bt_blkorder {
 	uint64_t genesis;
 	int have_genesis;
 	const struct bt_reader *failed;
+	const struct bt_reader *empty;	/* first input with no byte at all */
 	struct comm_slot *comm;
 	size_t comm_slots, comm_used;
 	struct seqs seqs;
@@ -672,7 +673,7 @@ static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
 		      uint64_t *rel, size_t *dev)
 {
 	struct stream *x = o->cur;
-	int err = 0;
+	int err = 0, priming = o->init < o->ns;
 
 	/* The record handed out last is done with: its input moves on. */
 	if (x) {
@@ -690,10 +691,21 @@ static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
 		x = &o->s[o->init++];
 		if (ms_fill(o, x, &err))
 			ms_insert(&o->head, x);
+		/* An idle CPU's empty file ends at once; all empty is an error. */
+		if (err && bt_reader_empty(x->r)) {
+			if (!o->empty)
+				o->empty = x->r;
+			o->failed = NULL;
+			err = 0;
+		}
 		if (o->init == o->ns && o->head)
 			o->genesis = peek(o->head);
 		if (err)
 			return err;
+	}
+	if (priming && !o->head && o->empty) {
+		o->failed = o->empty;
+		return -ENODATA;
 	}
 	if (!(x = o->head))
 		return 0;

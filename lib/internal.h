@@ -2,7 +2,7 @@
 /*
  * internal.h - helpers shared by the library's files and nobody else:
  * unaligned loads in either byte order (records come from any producer,
- * at any offset of a buffer).
+ * at any offset of a buffer), and what a reader tells only the library.
  */
 #ifndef BTKIT_INTERNAL_H
 #define BTKIT_INTERNAL_H
@@ -34,6 +34,13 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
 	memcpy(&v, p, sizeof(v));
 	return swap ? __builtin_bswap64(v) : v;
 }
+
+/*
+ * lib/reader.c: 1 when the reader failed with "empty trace" (no byte in
+ * any input).  A caller reading a per-CPU set one reader per file uses
+ * it to let an idle CPU's empty file pass unless all of them are empty.
+ */
+int bt_reader_empty(const struct bt_reader *r);
 
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)

@@ -557,8 +557,10 @@ static int prime(struct bt_reader *r)
 	 * A CPU that did nothing leaves an empty NAME.blktrace.N, so one
 	 * empty input is normal; no bytes in any input is bad input.
 	 */
-	if (!r->nheap && r->nin)
+	if (!r->nheap && r->nin) {
+		r->empty = 1;
 		return bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
+	}
 	for (i = r->nheap / 2; i-- > 0;)
 		sift_down(r, i);
 	return 0;
@@ -627,6 +629,11 @@ const char *bt_reader_error(const struct bt_reader *r, const char **file,
 	if (offset)
 		*offset = r->err ? r->err_off : 0;
 	return r->err ? r->msg : NULL;
+}
+
+int bt_reader_empty(const struct bt_reader *r)
+{
+	return r->empty;
 }
 
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st)

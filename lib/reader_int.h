@@ -88,6 +88,7 @@ struct bt_reader {
 	size_t nheap;
 	struct input *last;	/* delivered last: advance before the next */
 	int started;
+	int empty;		/* failed for want of any byte in any input */
 	int err;
 	struct input *err_in;
 	uint64_t err_off;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "../../lib/internal.h"	/* bt_reader_empty */
 #include "trace_build.h"
 
 /* The flag sets every layout test runs over. */
@@ -680,8 +681,18 @@ static void test_reader_empty_mem_is_empty_trace(void **state)
 	assert_string_equal(file, "empty");
 	assert_int_equal(off, 0);
 	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
+	assert_true(bt_reader_empty(r));
 	bt_reader_get_stats(r, &st);
 	assert_int_equal(st.events, 0);
+	bt_reader_free(r);
+
+	/* Three bytes are a truncated record, not an empty trace. */
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, "\x07\x74\x61", 3, "short"), 0);
+	assert_int_equal(bt_reader_next(r, &e), -ENODATA);
+	assert_false(bt_reader_empty(r));
+	assert_string_equal(bt_reader_error(r, NULL, NULL),
+			    "truncated record: 3 bytes");
 	bt_reader_free(r);
 
 	/* Several inputs, all empty: reported on the first. */
@@ -704,6 +715,7 @@ static void test_reader_empty_mem_is_empty_trace(void **state)
 	assert_int_equal(e.input, 1);
 	assert_int_equal(bt_reader_next(r, &e), 0);
 	assert_null(bt_reader_error(r, NULL, NULL));
+	assert_false(bt_reader_empty(r));
 	bt_reader_free(r);
 	tb_free(&t);
 
