@@ -250,17 +250,8 @@ static void parse_args(struct cat *c, int argc, char **argv)
 		} else if (ch == 'B') {
 			bt_usage_error(&c->o, "bad blkparse version '%s' (want 1.2 or 1.3)",
 				       optarg);
-		} else if (optopt && !strncmp(argv[optind - 1], "--", 2)) {
-			bt_usage_error(&c->o, "option '%s' requires an argument",
-				       argv[optind - 1]);
-		} else if (optopt && strchr("dpw", optopt)) {
-			bt_usage_error(&c->o, "option requires an argument -- '%c'",
-				       optopt);
-		} else if (optopt) {
-			bt_usage_error(&c->o, "invalid option -- '%c'", optopt);
 		} else {
-			bt_usage_error(&c->o, "unrecognized option '%s'",
-				       argv[optind - 1]);
+			bt_opts_bad_option(&c->o, argv, "dpw");
 		}
 	}
 }

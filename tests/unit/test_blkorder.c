@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_blkorder.c - blkparse's record order on traces built in memory
+ * (one stream) or written to a temporary per-CPU set (file mode): the
+ * sort keys and their tie, names from notes read ahead, the sequence gap
+ * that stalls a stream, and the merge's tie between inputs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "btkit.h"
+#include "trace_build.h"
+
+#define Q_READ	BT_A_QUEUE, BT_TC_QUEUE | BT_TC_READ
+
+struct got {
+	struct bt_event ev[16];
+	uint64_t rel[16];
+	size_t dev[16];
+	char comm[16][17];
+	size_t n;
+};
+
+/* Everything o hands out, with each record's name when handed out. */
+static void drain(struct bt_blkorder *o, struct got *g)
+{
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	while ((rc = bt_blkorder_next(o, &g->ev[g->n], &g->rel[g->n],
+				      &g->dev[g->n])) > 0) {
+		const char *c = bt_blkorder_comm(o, g->ev[g->n].pid);
+
+		snprintf(g->comm[g->n], sizeof(g->comm[0]), "%s",
+			 c ? c : "(null)");
+		assert_true(++g->n < 16);
+	}
+	assert_int_equal(rc, 0);
+}
+
+static struct bt_blkorder *order_mem(struct bt_reader **r, struct tb *t)
+{
+	struct bt_blkorder *o;
+	const char *bad;
+
+	assert_int_equal(bt_reader_new(r), 0);
+	assert_int_equal(bt_reader_add_mem(*r, t->buf, t->len, "mem"), 0);
+	assert_int_equal(bt_blkorder_new(&o, *r, 0, &bad), 0);
+	return o;
+}
+
+static struct bt_event note(uint64_t time, uint32_t pid, const char *name)
+{
+	struct bt_event e = tb_ev(time, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
+
+	e.pid = pid;
+	e.pdu = (const unsigned char *)name;
+	e.pdu_len = (uint32_t)strlen(name) + 1;
+	return e;
+}
+
+/* An event on its own CPU: the reader drops a CPU's repeated sequences. */
+static struct bt_event on_cpu(uint64_t time, uint32_t seq, uint32_t cpu,
+			      uint32_t bytes)
+{
+	struct bt_event e = tb_ev(time, seq, Q_READ, bytes);
+
+	e.cpu = cpu;
+	return e;
+}
+
+static void test_blkorder_batch_by_time_device_sequence(void **state)
+{
+	struct bt_event e[6];
+	struct bt_blkorder_dev d;
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct tb t;
+	struct got g;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	e[0] = on_cpu(300, 5, 1, 4096);
+	e[1] = on_cpu(100, 1, 2, 4096);
+	e[2] = on_cpu(200, 1, 3, 4096);
+	e[3] = on_cpu(200, 1, 4, 4096);
+	e[3].dev = BT_DEV_MAKE(8u, 0u);		/* same time, lower device */
+	/* Same time, device and sequence as e[0]: read later, out first. */
+	e[4] = on_cpu(300, 5, 5, 512);
+	e[5] = on_cpu(300, 4, 6, 1024);		/* lower sequence */
+	for (int i = 0; i < 6; i++)
+		tb_add(&t, &e[i]);
+	o = order_mem(&r, &t);
+	drain(o, &g);
+	assert_int_equal(g.n, 6);
+	assert_int_equal(g.ev[0].cpu, 2);
+	assert_int_equal(g.ev[1].cpu, 4);
+	assert_int_equal(g.ev[2].cpu, 3);
+	assert_int_equal(g.ev[3].cpu, 6);
+	assert_int_equal(g.ev[4].cpu, 5);
+	assert_int_equal(g.ev[5].cpu, 1);
+	/* Origin: the first batch's earliest time. */
+	assert_int_equal(g.rel[0], 0);
+	assert_int_equal(g.rel[5], 200);
+	/* Devices in the order they were read. */
+	assert_int_equal(bt_blkorder_devs(o), 2);
+	assert_int_equal(g.dev[0], 0);
+	assert_int_equal(g.dev[1], 1);
+	bt_blkorder_dev(o, 1, &d);
+	assert_string_equal(d.name, "8,0");
+	assert_int_equal(d.gaps, 0);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void test_blkorder_first_note_names_earlier_events(void **state)
+{
+	struct bt_event e[4];
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct tb t;
+	struct got g;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	e[0] = tb_ev(10, 1, Q_READ, 4096);
+	e[1] = note(20, 1234, "first");
+	e[2] = note(30, 1234, "second");
+	e[3] = tb_ev(40, 2, Q_READ, 4096);
+	for (int i = 0; i < 4; i++)
+		tb_add(&t, &e[i]);
+	o = order_mem(&r, &t);
+	drain(o, &g);
+	/* PROCESS notes are consumed; the batch's note names the event before it. */
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.comm[0], "first");
+	assert_string_equal(g.comm[1], "first");
+	/* A name given later does not replace the first. */
+	assert_int_equal(bt_blkorder_name(o, 1234, "unknown"), 0);
+	assert_string_equal(bt_blkorder_comm(o, 1234), "first");
+	assert_null(bt_blkorder_comm(o, 99));
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void test_blkorder_sequence_gap_is_a_skip(void **state)
+{
+	struct bt_event e[4];
+	struct bt_blkorder_dev d;
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct tb t;
+	struct got g;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	e[0] = tb_ev(10, 1, Q_READ, 4096);
+	e[1] = tb_ev(20, 4, Q_READ, 4096);	/* 2 and 3 missing */
+	e[2] = tb_ev(30, 5, Q_READ, 4096);
+	e[3] = tb_ev(40, 7, Q_READ, 4096);	/* 6 missing */
+	for (int i = 0; i < 4; i++)
+		tb_add(&t, &e[i]);
+	o = order_mem(&r, &t);
+	drain(o, &g);
+	assert_int_equal(g.n, 4);
+	bt_blkorder_dev(o, 0, &d);
+	assert_string_equal(d.name, "8,16");
+	assert_int_equal(d.gaps, 2);
+	assert_int_equal(d.missing, 3);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+static void write_file(const char *path, struct tb *t)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(t->buf, 1, t->len, f), t->len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_blkorder_merge_keeps_served_input_first(void **state)
+{
+	char dir[] = "/tmp/test_blkorder.XXXXXX", path[64];
+	struct bt_event e;
+	struct bt_blkorder_dev d;
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct tb t0, t1;
+	const char *bad;
+	struct got g;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	tb_init(&t0, 0, 0);
+	tb_init(&t1, 0, 0);
+	e = tb_ev(10, 1, Q_READ, 4096);
+	e.cpu = 0;
+	tb_add(&t0, &e);
+	e = tb_ev(20, 2, Q_READ, 4096);
+	e.cpu = 0;
+	tb_add(&t0, &e);
+	e = tb_ev(5, 1, Q_READ, 4096);
+	tb_add(&t1, &e);
+	e = tb_ev(20, 2, Q_READ, 4096);
+	tb_add(&t1, &e);
+	snprintf(path, sizeof(path), "%s/a.blktrace.0", dir);
+	write_file(path, &t0);
+	snprintf(path, sizeof(path), "%s/a.blktrace.1", dir);
+	write_file(path, &t1);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	assert_int_equal(bt_blkorder_new(&o, r, 0, &bad), 0);
+	drain(o, &g);
+	assert_int_equal(g.n, 4);
+	/* cpu 1 at 5, cpu 0 at 10, then the tie at 20: cpu 0, just served. */
+	assert_int_equal(g.ev[0].cpu, 1);
+	assert_int_equal(g.ev[1].cpu, 0);
+	assert_int_equal(g.ev[2].cpu, 0);
+	assert_int_equal(g.ev[3].cpu, 1);
+	assert_int_equal(g.rel[0], 0);
+	assert_int_equal(g.rel[3], 15);
+	/* One device per set, named by the set. */
+	assert_int_equal(bt_blkorder_devs(o), 1);
+	bt_blkorder_dev(o, 0, &d);
+	assert_string_equal(d.name, "a");
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	snprintf(path, sizeof(path), "%s/a.blktrace.0", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/a.blktrace.1", dir);
+	unlink(path);
+	rmdir(dir);
+	tb_free(&t0);
+	tb_free(&t1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blkorder_batch_by_time_device_sequence),
+		cmocka_unit_test(test_blkorder_first_note_names_earlier_events),
+		cmocka_unit_test(test_blkorder_sequence_gap_is_a_skip),
+		cmocka_unit_test(test_blkorder_merge_keeps_served_input_first),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
