@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * btkit.h - the one public header of libbtkit: reading blktrace binary
- * traces (lib/reader.c), decoding events (lib/event.c), rebuilding requests
- * (lib/track.c), scheduler messages (lib/sched.c), statistics (lib/stats.c)
- * and table output (lib/table.c).  All structs are in host byte order;
- * the library never prints, exits or keeps mutable globals.
+ * traces (lib/reader.c, lib/input.c), decoding and encoding events
+ * (lib/event.c, lib/writer.c), blkparse's line format, record order and
+ * statistics (lib/format.c, lib/blkorder.c, lib/summary.c), rebuilding
+ * requests (lib/track.c), scheduler messages, slice waits and fdatasync
+ * episodes (lib/sched.c, lib/slice.c, lib/sync.c), report rows, statistics
+ * and tables (lib/group.c, lib/stats.c, lib/table.c), capture
+ * (lib/capture*.c) and replay (lib/replay*.c, lib/blkdev.c).  All structs
+ * are in host byte order; the library never prints, exits or keeps
+ * mutable globals.
  */
 #ifndef BTKIT_H
 #define BTKIT_H
@@ -153,11 +158,16 @@ int bt_reader_add_fd(struct bt_reader *r, int fd, const char *name);
 /* Add a memory buffer (not copied: must outlive the reader). */
 int bt_reader_add_mem(struct bt_reader *r, const void *buf, size_t len,
 		      const char *name);
-/* 1: *ev filled, 0: end of all inputs, < 0: -errno, see bt_reader_error. */
+/*
+ * 1: *ev filled, 0: end of all inputs, < 0: -errno, see bt_reader_error.
+ * Inputs that hold no bytes at all, together, are bad input: -ENODATA
+ * "empty trace" at offset 0 of the first input (an empty per-CPU file
+ * beside others is a CPU that did nothing, not an error).
+ */
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev);
 /*
  * After a failure: the input's name, the byte offset of the bad record
- * and a short description ("bad magic 0x12345678").
+ * and a short description ("bad magic 0x12345678"); NULL when none.
  */
 const char *bt_reader_error(const struct bt_reader *r, const char **file,
 			    uint64_t *offset);
