@@ -73,8 +73,21 @@ void bt_opts_bad_option(const struct bt_opts *o, char **argv,
 			const char *needs_arg)
 {
 	const char *arg = argv[optind - 1];
+	const char *cur = argv[optind];
+	const char *eq;
 
+	/*
+	 * In the middle of a cluster of short options ("-xH") getopt has not
+	 * moved optind past the word yet: the bad one is in argv[optind].
+	 */
+	if (optopt && cur && cur[0] == '-' && cur[1] && cur[1] != '-' &&
+	    strchr(cur + 1, optopt))
+		arg = cur;
 	if (!strncmp(arg, "--", 2)) {
+		eq = strchr(arg, '=');
+		if (optopt && eq)
+			bt_usage_error(o, "option '%.*s' doesn't allow an argument",
+				       (int)(eq - arg), arg);
 		if (optopt)
 			bt_usage_error(o, "option '%s' requires an argument",
 				       arg);
