@@ -11,31 +11,11 @@
 # ("Bad fs action", FORMAT.md): for such traces the lines of btcat, which
 # prints them, are counted instead, and the test says so.
 set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${SHARED:-$TOP/../shared}
-BIN=${BTKIT_BIN:-$TOP/build/bin}
+. "$(dirname "$0")/common.bash"
+oracle_need blkparse btsize btcat
 
-if ! command -v blkparse >/dev/null; then
-	echo "blkparse not installed (Debian package blktrace)"
-	exit 77
-fi
-for t in btsize btcat; do
-	if [ ! -x "$BIN/$t" ]; then
-		echo "$t not built: $BIN/$t"
-		exit 77
-	fi
-done
-
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-traces=()
-shopt -s nullglob
-for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/*; do
-	case $f in
-	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
-	esac
-done
-traces+=("$tmp/mkreq.bin")
+oracle_traces "$tmp/mkreq.bin"
 
 # "dev op lo hi count" for the lines of action ACT (PC requests left out).
 count_awk='

@@ -20,37 +20,14 @@
 #    start sector and searched as if ranges never overlapped, then hands
 #    G and I to that stale Q and misses the Qs beside it.
 set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${SHARED:-$TOP/../shared}
-BIN=${BTKIT_BIN:-$TOP/build/bin}
+. "$(dirname "$0")/common.bash"
+oracle_need blkparse btt btlat btcat
 
-for t in blkparse btt; do
-	if ! command -v $t >/dev/null; then
-		echo "$t not installed (Debian package blktrace)"
-		exit 77
-	fi
-done
-for t in btlat btcat; do
-	if [ ! -x "$BIN/$t" ]; then
-		echo "$t not built: $BIN/$t"
-		exit 77
-	fi
-done
-
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-traces=()
 if command -v btgen >/dev/null; then
-	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 &&
-		traces+=("$tmp/btgen.bin")
+	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 || exit 1
 fi
-shopt -s nullglob
-for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/*; do
-	case $f in
-	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
-	esac
-done
-traces+=("$tmp/mkreq.bin")
+oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin"
 
 # The independent reference: "METRIC n mean_us" lines.
 ref_awk='

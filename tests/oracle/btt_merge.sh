@@ -16,37 +16,14 @@
 #  - a Q at the start sector of another Q btt still holds (btt keys its
 #    tree by start sector and drops the second Q from #Q).
 set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${SHARED:-$TOP/../shared}
-BIN=${BTKIT_BIN:-$TOP/build/bin}
+. "$(dirname "$0")/common.bash"
+oracle_need blkparse btt btmerge btcat
 
-for t in blkparse btt; do
-	if ! command -v $t >/dev/null; then
-		echo "$t not installed (Debian package blktrace)"
-		exit 77
-	fi
-done
-for t in btmerge btcat; do
-	if [ ! -x "$BIN/$t" ]; then
-		echo "$t not built: $BIN/$t"
-		exit 77
-	fi
-done
-
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-traces=()
 if command -v btgen >/dev/null; then
-	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 &&
-		traces+=("$tmp/btgen.bin")
+	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 || exit 1
 fi
-shopt -s nullglob
-for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/*; do
-	case $f in
-	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
-	esac
-done
-traces+=("$tmp/mkreq.bin")
+oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin"
 
 # The independent count, one line per device: dev q d blkmin blkavg blkmax
 # total collisions.  Input: blkparse -q lines (with cgroup-flagged ones).
