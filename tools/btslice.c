@@ -205,6 +205,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 
 	bt_opts_init(&s->o, argv[0]);
 	s->tau = 8000000;
+	opterr = 0;	/* our messages name the program without its path */
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "t:e",
 				 longopts, NULL)) != -1) {
 		if (bt_opts_common(&s->o, ch, optarg))
@@ -239,7 +240,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 			s->per_episode = true;
 			break;
 		default:
-			bt_usage_error(&s->o, "unknown option");
+			bt_opts_bad_option(&s->o, argv, "dpwt");
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */

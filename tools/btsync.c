@@ -153,6 +153,7 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&s->o, argv[0]);
+	opterr = 0;	/* our messages name the program without its path */
 	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "eJ:A",
 				 longopts, NULL)) != -1) {
 		if (bt_opts_common(&s->o, ch, optarg))
@@ -180,7 +181,7 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 			s->any_flush = true;
 			break;
 		default:
-			bt_usage_error(&s->o, "unknown option");
+			bt_opts_bad_option(&s->o, argv, "dpwJ");
 		}
 	}
 	/* -p selects episodes, not events: C runs in interrupt context and
