@@ -20,8 +20,9 @@
 #define MAX_GROUPS	1024		/* devices x processes with rows */
 #define OTHERS		UINT32_MAX	/* pid of the row for the rest */
 
-enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
-static const char op_name[NOPS][2] = { "R", "W", "D", "F", "N" };
+/* OP_ALL holds every request of the device again, as btt's averages do. */
+enum { OP_R, OP_W, OP_D, OP_F, OP_N, OP_ALL, NOPS };
+static const char op_name[NOPS][4] = { "R", "W", "D", "F", "N", "all" };
 enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, NMET };
 static const char met_name[NMET][4] = {
 	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d",
@@ -165,26 +166,11 @@ static void add_btt_stages(struct lat *l, struct bt_dist *m,
 	}
 }
 
-static void on_done(const struct bt_request *rq, void *arg)
+/* The samples of one request into the distributions m of one row. */
+static void add_request(struct lat *l, struct bt_dist *m,
+			const struct bt_request *rq, int unfinished)
 {
-	struct lat *l = arg;
-	struct bt_dist *m;
-	int unfinished = (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) != 0;
-
-	if (l->has_pid && rq->pid != l->want_pid)
-		return;
-	if (unfinished && !l->btt)
-		return;
-	if (l->each) {
-		if (!unfinished)
-			print_each(l, rq);
-		return;
-	}
-	m = grp_get(l, rq->dev, rq->pid)->m[op_index(rq->op)];
 	if (l->btt) {
-		/* btt ignores events without data and bios it never saw. */
-		if (!rq->bytes || !rq->nbios)
-			return;
 		add_btt_stages(l, m, rq);
 		if (unfinished)
 			return;
@@ -209,6 +195,29 @@ static void on_done(const struct bt_request *rq, void *arg)
 		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
 	if (have(rq->i, rq->d))
 		add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
+}
+
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct lat *l = arg;
+	struct grp *g;
+	int unfinished = (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) != 0;
+
+	if (l->has_pid && rq->pid != l->want_pid)
+		return;
+	if (unfinished && !l->btt)
+		return;
+	if (l->each) {
+		if (!unfinished)
+			print_each(l, rq);
+		return;
+	}
+	/* btt ignores events without data and bios it never saw. */
+	if (l->btt && (!rq->bytes || !rq->nbios))
+		return;
+	g = grp_get(l, rq->dev, rq->pid);
+	add_request(l, g->m[op_index(rq->op)], rq, unfinished);
+	add_request(l, g->m[OP_ALL], rq, unfinished);
 }
 
 static void print(struct lat *l, struct bt_table *t,
