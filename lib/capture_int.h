@@ -106,6 +106,7 @@ struct bt_capture {
 	char (*cm_comm)[16];
 	size_t cm_cap;
 	bool cm_fresh;			/* reloaded in this drain pass */
+	uint64_t cm_time;		/* ns, CLOCK_MONOTONIC: when loaded */
 
 	struct out merged;
 	uint64_t lost_base, lost_lines;

@@ -166,12 +166,15 @@ static size_t hash32(uint32_t v, size_t cap)
 static void comm_reload(struct bt_capture *c)
 {
 	static const size_t cap = 16384;
+	struct timespec ts;
 	char *buf, *p, *line;
 	int fd;
 	size_t len = 0, bufsz = 1 << 20;
 	ssize_t n;
 
 	c->cm_fresh = true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->cm_time = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (!c->cm_pid) {
 		c->cm_pid = calloc(cap, sizeof(*c->cm_pid));
 		c->cm_comm = calloc(cap, sizeof(*c->cm_comm));
@@ -218,13 +221,17 @@ static void comm_reload(struct bt_capture *c)
 
 /*
  * The comm of pid as the tracer saw it: the tracer's saved command lines
- * (recorded when the event was), else /proc (the process may have exec'd
- * since), else the idle task's name for pid 0 as the kernel would note it.
+ * (recorded at the task's context switches), else /proc (the process may
+ * have exec'd since), else the idle task's name for pid 0 as the kernel
+ * would note it.  A copy of the saved command lines older than the event
+ * (time, on the same monotonic clock) may still hold the name from before
+ * an exec -- a forked "sh" that became "dd" -- so it is read again then.
  */
 static void comm_of(struct bt_capture *c, uint32_t pid, uint32_t cpu,
-		    char comm[16])
+		    uint64_t time, char comm[16])
 {
 	char path[64], buf[64];
+	bool found = false;
 
 	memset(comm, 0, 16);
 	if (pid == 0) {
@@ -233,7 +240,7 @@ static void comm_of(struct bt_capture *c, uint32_t pid, uint32_t cpu,
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
-			if (c->cm_fresh)
+			if (c->cm_fresh && (!found || c->cm_time >= time))
 				break;
 			comm_reload(c);
 		}
@@ -245,10 +252,15 @@ static void comm_of(struct bt_capture *c, uint32_t pid, uint32_t cpu,
 				break;
 			if (c->cm_pid[h] == pid) {
 				memcpy(comm, c->cm_comm[h], 16);
-				return;
+				found = true;
+				break;
 			}
 		}
+		if (found && c->cm_time >= time)
+			return;
 	}
+	if (found)
+		return;
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
 	if (bt_cap_read_text(path, buf, sizeof(buf)) == 0 && buf[0]) {
 		bt_cap_copy_str(comm, 16, buf);
@@ -345,7 +357,7 @@ static int emit(struct bt_capture *c, const unsigned char *rec, size_t len)
 		if (r > 0) {
 			char comm[16];
 
-			comm_of(c, pid, cpu, comm);
+			comm_of(c, pid, cpu, time, comm);
 			r = write_note(c, o, BT_N_PROCESS, time, pid, dev, cpu,
 				       comm, 16);
 			if (r < 0)
