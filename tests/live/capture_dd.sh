@@ -52,7 +52,7 @@ check_trace "$T/two.bin"
 for d in "$L:10" "$L2:20"; do
 	mm=$(stat -c '%t %T' "${d%:*}" | { read -r a b; echo $((16#$a)),$((16#$b)); })
 	n=$(awk -v d="$mm" '$1 == d && $6 == "Q" && $NF == "[dd]"' "$T/parse.txt" | wc -l)
-	[ "$n" = "${d#*:}" ] || fail "two devices: $n Q of dd on $mm, want ${d#*:}"
+	[ "$n" = "${d#*:}" ] || fail "two devices: $n Q of dd on $mm, want ${d#*:}; Q by name there: $(awk -v d="$mm" '$1 == d && $6 == "Q" { print $NF }' "$T/parse.txt" | sort | uniq -c | tr '\n' ' ')"
 done
 same_as_btcat "$T/two.bin"
 same_state "$L" "$T/before" "first device after a two-device capture"
