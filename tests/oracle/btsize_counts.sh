@@ -33,13 +33,7 @@ END { for (k in n) print k, n[k] }'
 
 failed=0
 for f in "${traces[@]}"; do
-	name=${f#"$TOP"/}
-	name=${name#"$SHARED"/}
-	name=${name/#$tmp\//synthetic }
-	plain=$f
-	case $f in
-	*.gz) plain=$tmp/plain; gzip -dc "$f" >"$plain" || { echo "FAIL $name: gzip"; failed=1; continue; } ;;
-	esac
+	oracle_open "$f" || { failed=1; continue; }
 	timeout 300 blkparse -q -i - <"$plain" >"$tmp/lines" 2>"$tmp/bp.err"
 	bad_fs=$(cat "$tmp/lines" "$tmp/bp.err" | grep -c 'Bad fs action')
 	if [ "$bad_fs" -gt 0 ]; then

@@ -66,19 +66,8 @@ END {
 
 failed=0 checked=0
 for f in "${traces[@]}"; do
-	name=${f#"$TOP"/}
-	name=${name#"$SHARED"/}
-	name=${name/#$tmp\//synthetic }
-	plain=$f
-	case $f in
-	*.gz) plain=$tmp/plain; gzip -dc "$f" >"$plain" || { echo "FAIL $name: gzip"; failed=1; continue; } ;;
-	esac
-	rm -rf "$tmp/btt" && mkdir "$tmp/btt"
-	timeout 300 blkparse -q -i - -d "$tmp/btt/dump.bin" <"$plain" \
-		>"$tmp/bp.out" 2>&1
-	bad_fs=$(grep -c 'Bad fs action' "$tmp/bp.out")
-	# btt writes files into the current directory: keep them in the scratch one.
-	(cd "$tmp/btt" && timeout 300 btt -i dump.bin -o out >/dev/null 2>&1)
+	oracle_open "$f" || { failed=1; continue; }
+	oracle_btt
 	awk '/Device Merge Information/ { f = 1; next } /====/ { f = 0 } f' \
 		"$tmp/btt/out.avg" 2>/dev/null |
 		awk -F'|' 'NF == 3 && $1 ~ /\(/ {

@@ -41,3 +41,30 @@ oracle_traces() {
 		esac
 	done
 }
+
+# oracle_open FILE: set name (FILE as messages show it) and plain (FILE,
+# unpacked first when gzipped).  Prints the failure and returns 1 when
+# gunzip fails.
+oracle_open() {
+	name=${1#"$TOP"/}
+	name=${name#"$SHARED"/}
+	name=${name/#$tmp\//synthetic }
+	plain=$1
+	case $1 in
+	*.gz)
+		plain=$tmp/plain
+		gzip -dc "$1" >"$plain" || { echo "FAIL $name: gzip"; return 1; } ;;
+	esac
+}
+
+# oracle_btt: blkparse's dump of $plain, then btt on it in the scratch
+# directory $tmp/btt (btt writes files into the current one): btt's
+# report in $tmp/btt/out.avg, blkparse's lines in $tmp/bp.out, and
+# bad_fs = the cgroup-flagged records blkparse 1.2.0 rejected.
+oracle_btt() {
+	rm -rf "$tmp/btt" && mkdir "$tmp/btt"
+	timeout 300 blkparse -q -i - -d "$tmp/btt/dump.bin" <"$plain" \
+		>"$tmp/bp.out" 2>&1
+	bad_fs=$(grep -c 'Bad fs action' "$tmp/bp.out")
+	(cd "$tmp/btt" && timeout 300 btt -i dump.bin -o out >/dev/null 2>&1)
+}
