@@ -330,7 +330,7 @@ void bt_blkorder_free(struct bt_blkorder *o);
  * number in flight.  Flushes are fdatasync() and discards BLKDISCARD (or a
  * punched hole on a regular file), both issued by the process's thread
  * itself so the trace of the replay attributes them to it.  Memory is
- * 40 bytes per replayed I/O.
+ * 48 bytes per replayed I/O.
  */
 struct bt_replay;
 
@@ -359,6 +359,14 @@ struct bt_replay_proc {
 	int first_error;	/* errno of the first failure, 0 if none */
 	uint64_t lat_p50, lat_p99;	/* ns: issue to completion */
 	uint64_t lag_p50, lag_p99, lag_max; /* ns: issued after its due time */
+	/*
+	 * The engine's own lag: an I/O due while its process had its recorded
+	 * depth in flight (or was in a flush) is held, and counts from the
+	 * completion that let it go; 0 with no_stall.
+	 */
+	uint64_t held;		/* I/Os held */
+	uint64_t elag_p50, elag_p99, elag_max;	/* ns */
+	uint64_t span;		/* ns: first issue to last completion */
 };
 
 struct bt_replay_opts {

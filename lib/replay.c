@@ -35,7 +35,10 @@
 #define MAX_ENTRIES	4096u
 #define HUGE		(2u << 20)	/* transparent huge page */
 #define WAIT_SLICE_NS	50000000ull	/* wake at least this often to see stop */
-#define SPIN_NS		50000ull	/* spin rather than sleep this close to due */
+/* Waiting for a due time: see wait_until(). */
+#define FAR_NS		1000000ull	/* one sleep until this close to due */
+#define HOP_NS		100000ull	/* then sleeps of at most this */
+#define SPIN_NS		50000ull	/* and a spin over the last stretch */
 
 static uint64_t now_ns(void)
 {
@@ -135,6 +138,9 @@ static void reap(struct proc *p, struct io_uring *ring, unsigned *inflight)
 		if (!now)
 			now = now_ns();
 		p->lat[k] = now > p->lat[k] ? now - p->lat[k] : 0;
+		if (*inflight == p->depth)
+			p->tfree = now;	/* a slot is free again */
+		p->t_last = now;
 		(*inflight)--;
 	}
 }
@@ -157,30 +163,9 @@ static inline void relax(void)
 #endif
 }
 
-/*
- * Sleep until shortly before until, then spin: waking from a timer takes
- * tens of microseconds on an idle virtual machine, a good part of the lag
- * budget.  Only briefly: on a busy machine a spinning thread spends its
- * fair share of CPU and is then scheduled late (measured: 100 us of spin
- * raised the median lag tenfold under load).  Returns early when a
- * completion arrives.
- */
-static void wait_until(struct io_uring *ring, unsigned inflight, uint64_t until)
+/* Sleep d ns at most, or less when a completion arrives first. */
+static void nap(struct io_uring *ring, unsigned inflight, uint64_t d)
 {
-	uint64_t now = now_ns(), d;
-
-	if (until <= now)
-		return;
-	d = until - now;
-	if (d <= SPIN_NS) {
-		while (now_ns() < until) {
-			if (inflight && io_uring_cq_ready(ring))
-				return;
-			relax();
-		}
-		return;
-	}
-	d -= SPIN_NS;
 	if (d > WAIT_SLICE_NS)
 		d = WAIT_SLICE_NS;
 	if (inflight) {
@@ -190,13 +175,69 @@ static void wait_until(struct io_uring *ring, unsigned inflight, uint64_t until)
 
 		io_uring_wait_cqe_timeout(ring, &cqe, &ts);
 	} else {
-		struct timespec ts;
+		struct timespec ts = { (time_t)(d / 1000000000u),
+				       (long)(d % 1000000000u) };
 
-		until = now + d;
-		ts.tv_sec = (time_t)(until / 1000000000u);
-		ts.tv_nsec = (long)(until % 1000000000u);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		nanosleep(&ts, NULL);
 	}
+}
+
+/*
+ * Wait towards until; returns early when a completion arrives, and after
+ * one sleep (the caller loops).  A single sleep to the due time wakes far
+ * too late on a virtual machine: an idle virtual CPU is halted and the
+ * host takes its time to run it again (measured here, one 6 ms sleep:
+ * p50 128 us, p99 294 us late).  Short sleeps keep the host's halt
+ * polling in play, so: one sleep until FAR_NS before due, then sleeps of
+ * HOP_NS, then a spin over the last SPIN_NS (measured: p99 6-90 us late,
+ * 2-4% of a CPU per waiting thread).  A long spin instead is no good on a
+ * busy machine: a spinning thread spends its fair share of CPU and is
+ * then scheduled late.
+ */
+static void wait_until(struct io_uring *ring, unsigned inflight, uint64_t until)
+{
+	uint64_t now = now_ns(), d;
+
+	if (until <= now)
+		return;
+	d = until - now;
+	if (d > FAR_NS) {
+		nap(ring, inflight, d - FAR_NS);
+	} else if (d > SPIN_NS) {
+		d -= SPIN_NS;
+		nap(ring, inflight, d < HOP_NS ? d : HOP_NS);
+	} else {
+		while (now_ns() < until) {
+			if (inflight && io_uring_cq_ready(ring))
+				return;
+			relax();
+		}
+	}
+}
+
+/*
+ * Note how late I/O k goes out at now.  An I/O due while its process had
+ * its recorded depth in flight (or was inside a flush) is held: it cannot
+ * go before a completion frees a slot, so the engine's own lag counts from
+ * then; its lag from the due time is the device being slower than traced.
+ */
+static void note_issue(const struct bt_replay *rp, struct proc *p, size_t k,
+		       uint64_t due, uint64_t now)
+{
+	uint64_t ready = due;
+
+	if (!p->t_first)
+		p->t_first = now;
+	if (rp->no_stall) {
+		p->lag[k] = p->elag[k] = 0;
+		return;
+	}
+	if (p->tfree > due) {
+		ready = p->tfree;
+		p->held++;
+	}
+	p->lag[k] = now > due ? now - due : 0;
+	p->elag[k] = now > ready ? now - ready : 0;
 }
 
 /* Wait at the start gate until every thread is ready and t0 is set. */
@@ -283,7 +324,7 @@ static void *run_proc(void *arg)
 				break;
 			if (io->sector < rp->devs[io->dev].base) {
 				/* Before the traced partition: nowhere to go. */
-				p->lag[next] = p->lat[next] = 0;
+				p->lag[next] = p->elag[next] = p->lat[next] = 0;
 				fail(p, EINVAL);
 				next++;
 				continue;
@@ -296,20 +337,23 @@ static void *run_proc(void *arg)
 					queued = 0;
 				}
 				now = now_ns();
-				p->lag[next] = now > due && !rp->no_stall ? now - due : 0;
+				note_issue(rp, p, next, due, now);
 				if (io->op == OP_WRITE) {
 					if (fdatasync(t->fd) < 0)
 						fail(p, errno);
 				} else {
 					sync_op(rp, p, io, off);
 					p->bytes += io->bytes;
-					p->lat[next++] = now_ns() - now;
-					now = now_ns();
+				}
+				p->tfree = p->t_last = now_ns();
+				if (io->op != OP_WRITE) {
+					p->lat[next++] = p->t_last - now;
+					now = p->t_last;
 					continue;
 				}
-				now = now_ns();
+				now = p->t_last;
 			} else {
-				p->lag[next] = now > due && !rp->no_stall ? now - due : 0;
+				note_issue(rp, p, next, due, now);
 			}
 			if (io->bytes > MAX_BUF) {
 				fail(p, EFBIG);
@@ -367,7 +411,7 @@ static void *run_proc(void *arg)
 		}
 		if (stop) {
 			if (inflight)
-				wait_until(&ring, inflight, now_ns() + WAIT_SLICE_NS);
+				nap(&ring, inflight, WAIT_SLICE_NS);
 		} else if (!block && next < p->n) {
 			wait_until(&ring, inflight, due_of(rp, &p->io[next]));
 		}
@@ -397,13 +441,18 @@ int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o)
 
 		free(p->lat);
 		free(p->lag);
+		free(p->elag);
 		free(p->left);
 		p->lat = malloc(p->n * sizeof(*p->lat));
 		p->lag = malloc(p->n * sizeof(*p->lag));
+		p->elag = malloc(p->n * sizeof(*p->elag));
 		p->left = p->bufsz > PIECE ? calloc(p->n, 1) : NULL;
-		if (!p->lat || !p->lag || (p->bufsz > PIECE && !p->left))
+		if (!p->lat || !p->lag || !p->elag ||
+		    (p->bufsz > PIECE && !p->left))
 			return -ENOMEM;
 		p->issued = 0;
+		p->held = 0;
+		p->tfree = p->t_first = p->t_last = 0;
 		p->bytes = p->errors = 0;
 		p->first_error = 0;
 	}
@@ -476,24 +525,29 @@ static uint64_t rank(const uint64_t *v, size_t n, double q)
 	return v[k - 1];
 }
 
+/* The percentiles of n issued I/Os; sorts the arrays. */
 static void fill(struct bt_replay_proc *out, uint64_t *lat, uint64_t *lag,
-		 size_t n)
+		 uint64_t *elag, size_t n)
 {
 	if (!n)
 		return;
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	qsort(lag, n, sizeof(*lag), cmp_u64);
+	qsort(elag, n, sizeof(*elag), cmp_u64);
 	out->lat_p50 = rank(lat, n, 0.5);
 	out->lat_p99 = rank(lat, n, 0.99);
 	out->lag_p50 = rank(lag, n, 0.5);
 	out->lag_p99 = rank(lag, n, 0.99);
-	out->lag_max = n ? lag[n - 1] : 0;
+	out->lag_max = lag[n - 1];
+	out->elag_p50 = rank(elag, n, 0.5);
+	out->elag_p99 = rank(elag, n, 0.99);
+	out->elag_max = elag[n - 1];
 }
 
 static void make_total(struct bt_replay *rp)
 {
 	struct bt_replay_proc *t = &rp->total;
-	uint64_t *lat, *lag;
+	uint64_t *lat, *lag, *elag, first = UINT64_MAX, last = 0;
 	size_t n = 0, k = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -504,14 +558,21 @@ static void make_total(struct bt_replay *rp)
 		n += p->issued;
 		t->bytes += p->bytes;
 		t->errors += p->errors;
+		t->held += p->held;
 		if (!t->first_error)
 			t->first_error = p->first_error;
 		t->depth += p->depth;
+		if (p->t_first && p->t_first < first)
+			first = p->t_first;
+		if (p->t_last > last)
+			last = p->t_last;
 	}
 	t->ios = n;
+	t->span = last > first ? last - first : 0;
 	lat = malloc((n ? n : 1) * sizeof(*lat));
 	lag = malloc((n ? n : 1) * sizeof(*lag));
-	if (lat && lag) {
+	elag = malloc((n ? n : 1) * sizeof(*elag));
+	if (lat && lag && elag) {
 		for (size_t i = 0; i < rp->nprocs; i++) {
 			struct proc *p = &rp->procs[i];
 
@@ -519,12 +580,14 @@ static void make_total(struct bt_replay *rp)
 				continue;
 			memcpy(lat + k, p->lat, p->issued * sizeof(*lat));
 			memcpy(lag + k, p->lag, p->issued * sizeof(*lag));
+			memcpy(elag + k, p->elag, p->issued * sizeof(*elag));
 			k += p->issued;
 		}
-		fill(t, lat, lag, k);
+		fill(t, lat, lag, elag, k);
 	}
 	free(lat);
 	free(lag);
+	free(elag);
 }
 
 void bt_replay_proc_get(struct bt_replay *rp, size_t i,
@@ -546,8 +609,10 @@ void bt_replay_proc_get(struct bt_replay *rp, size_t i,
 	out->bytes = p->bytes;
 	out->errors = p->errors;
 	out->first_error = p->first_error;
-	if (p->lat && p->lag)
-		fill(out, p->lat, p->lag, p->issued);
+	out->held = p->held;
+	out->span = p->t_last > p->t_first ? p->t_last - p->t_first : 0;
+	if (p->lat && p->lag && p->elag)
+		fill(out, p->lat, p->lag, p->elag, p->issued);
 }
 
 void bt_replay_free(struct bt_replay *rp)
@@ -558,6 +623,7 @@ void bt_replay_free(struct bt_replay *rp)
 		free(rp->procs[i].io);
 		free(rp->procs[i].lat);
 		free(rp->procs[i].lag);
+		free(rp->procs[i].elag);
 		free(rp->procs[i].left);
 	}
 	free(rp->procs);

@@ -34,6 +34,10 @@ struct proc {
 	struct rio *io;
 	size_t n, cap;
 	uint64_t *lat, *lag;	/* per issued I/O, ns */
+	uint64_t *elag;		/* per issued I/O: lag from when it could go */
+	uint64_t tfree;		/* ns: a full depth last had a slot freed */
+	uint64_t t_first, t_last; /* ns: first issue, last completion */
+	uint64_t held;		/* I/Os due while the depth was full */
 	uint8_t *left;		/* pieces in flight per I/O (0x80: one failed) */
 	size_t issued;
 	uint64_t bytes, errors;

@@ -557,12 +557,24 @@ static void run(struct replay *x, int64_t nios)
 	if (rc < 0)
 		die(x, BT_EXIT_DATA, "replay: %s", strerror(-rc));
 	cleanup(x);
-	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
+	/* As fio counts: from the first I/O issued to the last completion. */
+	if (tot.span)
+		secs = (double)tot.span / 1e9;
+	else
+		secs = (double)(b.tv_sec - a.tv_sec) +
+		       (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	fprintf(stderr, "%s: replayed %" PRIu64 " of %" PRId64 " I/Os by %zu "
 		"threads of total depth %u in %.6f s (%.0f IOPS)\n", x->o.prog,
 		tot.ios, nios, bt_replay_nprocs(x->rp), tot.depth, secs,
 		secs > 0 ? (double)tot.ios / secs : 0.0);
+	if (!x->no_stall && tot.ios)
+		fprintf(stderr, "%s: issue lag from when each I/O could go: p50 "
+			"%.3f us, p99 %.3f us, max %.3f us; %" PRIu64 " I/Os were "
+			"held: due while their process had its traced depth in "
+			"flight\n", x->o.prog, (double)tot.elag_p50 / 1e3,
+			(double)tot.elag_p99 / 1e3, (double)tot.elag_max / 1e3,
+			tot.held);
 }
 
 int main(int argc, char **argv)

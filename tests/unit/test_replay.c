@@ -6,8 +6,9 @@
  * pid of the flush bio, a partition's start from its remaps, -p), and a
  * run onto a temporary file: offsets land where the trace says, I/O
  * over 1 MiB goes in pieces, a discard punches a hole, results
- * per pid, the absolute schedule holds I/O back, stop before the start
- * issues nothing.  Also the legacy scheduler names of lib/blkdev.c.
+ * per pid, the absolute schedule holds I/O back, an I/O due while its
+ * process's depth is in flight counts as held and its engine lag from the
+ * completion that let it go, stop before the start issues nothing.  Also the legacy scheduler names of lib/blkdev.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -381,6 +382,45 @@ static void test_replay_schedule_holds_io_back(void **state)
 	bt_replay_free(rp);
 }
 
+static void test_replay_held_io_lags_from_its_slot(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	(void)state;
+
+	/*
+	 * Depth 1, the second read due 2 ns after the first: it cannot go
+	 * before the first completes, so it is held, and the engine's lag of
+	 * every I/O is at most its lag from the due time.
+	 */
+	feed(rp, ev(1000, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	feed(rp, ev(1001, BT_A_COMPLETE, BT_TC_READ, 0, 0, 4096));
+	feed(rp, ev(1002, BT_A_QUEUE, BT_TC_READ, 1, 8, 4096));
+	feed(rp, ev(1003, BT_A_COMPLETE, BT_TC_READ, 0, 8, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 2);
+	close(run_on_file(rp, 0, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.depth, 1);
+	assert_int_equal(p.ios, 2);
+	assert_int_equal(p.held, 1);
+	assert_true(p.lag_max > 0);
+	assert_true(p.elag_max <= p.lag_max);
+	assert_true(p.elag_p99 <= p.lag_p99);
+	assert_true(p.elag_p50 <= p.lag_p50);
+	assert_true(p.span > 0);
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.held, 1);
+	assert_true(p.span > 0);
+	/* Without the schedule nothing is late and nothing is held. */
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.held, 0);
+	assert_int_equal(p.lag_max, 0);
+	assert_int_equal(p.elag_max, 0);
+	assert_true(p.span > 0);
+	bt_replay_free(rp);
+}
+
 static void test_replay_stop_before_start_issues_nothing(void **state)
 {
 	struct bt_replay *rp = new_rp(0);
@@ -439,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_replay_discard_punches_a_file),
 		cmocka_unit_test(test_replay_failed_io_counted),
 		cmocka_unit_test(test_replay_schedule_holds_io_back),
+		cmocka_unit_test(test_replay_held_io_lags_from_its_slot),
 		cmocka_unit_test(test_replay_stop_before_start_issues_nothing),
 		cmocka_unit_test(test_replay_run_needs_targets),
 		cmocka_unit_test(test_blkdev_legacy_names),
