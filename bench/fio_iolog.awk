@@ -3,10 +3,20 @@
 # DIR/PID.log, naming DEV: the trace's Q events as btreplay loads them
 # (a preflush is a datasync before the I/O, an empty flush a datasync,
 # a discard a trim; FUA is not expressible and becomes a plain write).
-# Sectors are taken as traced, as fio --read_iolog does with the binary
-# trace.  Prints the pids, in order of first I/O.
+# The remainder of a split bio, queued again by the kernel (same device,
+# pid and sector), is not new I/O and is left out, as btreplay does.  Sectors are taken as traced, as
+# fio --read_iolog does with the binary trace.  Prints the pids, in order
+# of first I/O.
 #   awk -v dir=DIR -v dev=DEV -f fio_iolog.awk
+$6 == "X" && $9 == "/" {
+	split_at[$1 " " $5 " " $10] = 1
+	next
+}
 $6 == "Q" {
+	if (($1 " " $5 " " $8) in split_at) {
+		delete split_at[$1 " " $5 " " $8]
+		next
+	}
 	pid = $5
 	f = dir "/" pid ".log"
 	if (!(pid in seen)) {
