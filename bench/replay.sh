@@ -23,7 +23,9 @@
 #                for its fdatasync; shown for reference.
 # Traces: fsync-vs-readers (five processes, a writer whose every write
 # waits for an fdatasync), the NVMe read-ahead trace (one reader at depth
-# 1; only 963 I/Os, and fio's run time has a 1 ms resolution) and pgbench.
+# 1; only 963 I/Os, and fio's run time has a 1 ms resolution), pgbench, and
+# for IOPS only the NVMe trace 50 times over (bench/repeat.pl: 48,150 I/Os,
+# long enough to time a depth-1 stream).
 #   BENCH_REPLAY_TRACE  one trace to replay instead
 #   BENCH_REPLAY_RUNS   runs at the recorded pace, the median is shown (default 3)
 #   BENCH_REPLAY_IOPS_RUNS  runs of each --no-stall measurement (default 7:
@@ -39,7 +41,8 @@ if [ -n "${BENCH_REPLAY_TRACE:-}" ]; then
 else
 	TRACES=("$TOP/sample-traces/fsync-vs-readers-none.bin.gz"
 		"$TOP/sample-traces/nvme-readahead-2020.bin"
-		"$TOP/sample-traces/pgbench-none.bin.gz")
+		"$TOP/sample-traces/pgbench-none.bin.gz"
+		"iops:x50:$TOP/sample-traces/nvme-readahead-2020.bin")
 fi
 RUNS=${BENCH_REPLAY_RUNS:-3}
 IRUNS=${BENCH_REPLAY_IOPS_RUNS:-7}
@@ -70,9 +73,10 @@ fio_iops() {
 		printf "%.0f\n", (t > 0 ? (r + w) / t : 0) }' "$1"
 }
 
-# measure TRACE: all figures for one trace, on a fresh loop device.
+# measure TRACE [iops]: all figures for one trace (only IOPS with "iops"),
+# on a fresh loop device.
 measure() {
-	local size rw threads depth pids pid d i f
+	local size rw threads=0 depth=0 pids pid d i f
 	local -a perproc
 	# fio reads plain blktrace files only.
 	case $1 in *.gz) zcat "$1" >"$tmp/trace.bin" ;; *) cp "$1" "$tmp/trace.bin" ;; esac
@@ -99,18 +103,18 @@ measure() {
 			"$tmp/trace.bin" >/dev/null 2>"$tmp/warm.err" || { cat "$tmp/warm.err"; exit 1; }
 		d=$(sed -n 's/.* total depth \([0-9]*\) .*/\1/p' "$tmp/warm.err")
 		perproc+=(--name="p$pid" --read_iolog="$tmp/logs/$pid.log" --iodepth="${d:-1}")
+		threads=$((threads + 1))
+		depth=$((depth + ${d:-1}))
 	done
 
 	# Recorded pace: the total row's lag columns and the engine's line.
-	for ((i = 0; i < RUNS; i++)); do
+	for ((i = 0; i < RUNS && $# < 2; i++)); do
 		"$BIN/btreplay" -H --device "$L" --write --force "$tmp/trace.bin" \
 			>"$tmp/pace" 2>"$tmp/pace.err" || { cat "$tmp/pace.err"; exit 1; }
 		awk '$1 == "total" { print $7, $8, $9 }' "$tmp/pace" >>"$tmp/lags"
 		sed -n 's/.*could go: p50 \([0-9.]*\) us, p99 \([0-9.]*\) us, max \([0-9.]*\) us; \([0-9]*\) I.Os were held.*/\1 \2 \3 \4/p' \
 			"$tmp/pace.err" >>"$tmp/elags"
 	done
-	threads=$(sed -n 's/.* by \([0-9]*\) threads.*/\1/p' "$tmp/pace.err")
-	depth=$(sed -n 's/.* total depth \([0-9]*\) .*/\1/p' "$tmp/pace.err")
 
 	# As fast as the depths allow (flushes are done but not counted, as fio
 	# does not count them either).
@@ -129,20 +133,15 @@ measure() {
 			{ cat "$tmp/fio.err"; exit 1; }
 		fio_iops "$tmp/fio.out" >>"$tmp/fios_iops"
 	done
-	lag50=$(cut -d' ' -f1 "$tmp/lags" | median)
-	lag99=$(cut -d' ' -f2 "$tmp/lags" | median)
-	lagmax=$(cut -d' ' -f3 "$tmp/lags" | median)
-	elag50=$(cut -d' ' -f1 "$tmp/elags" | median)
-	elag99=$(cut -d' ' -f2 "$tmp/elags" | median)
-	elagmax=$(cut -d' ' -f3 "$tmp/elags" | median)
-	held=$(cut -d' ' -f4 "$tmp/elags" | median)
+	f="medians of $RUNS runs (lag) and $IRUNS (IOPS)"
+	[ $# -lt 2 ] || f="IOPS only, median of $IRUNS runs"
+	echo "replay: trace $(basename "$1"): $rw reads+writes by $threads processes, total depth $depth; device $(basename "$L") (direct-I/O loop on a sparse file); $f"
+	if [ $# -lt 2 ]; then
+		lag_lines
+	fi
 	bt=$(median <"$tmp/bt_iops")
 	fiop=$(median <"$tmp/fiop_iops")
 	fios=$(median <"$tmp/fios_iops")
-
-	echo "replay: trace $(basename "$1"): $rw reads+writes by $threads processes, total depth $depth; device $(basename "$L") (direct-I/O loop on a sparse file); medians of $RUNS runs (lag) and $IRUNS (IOPS)"
-	echo "replay: issue lag at recorded pace, from when each I/O could go: p50 $elag50 us, p99 $elag99 us, max $elagmax us (target p99 <= 200 us)"
-	echo "replay: lag from the due time: p50 $lag50 us, p99 $lag99 us, max $lagmax us; $held I/Os held by their own process's I/O in flight"
 	awk -v b="$bt" -v p="$fiop" -v s="$fios" -v d="$depth" \
 		-v br="$(range "$tmp/bt_iops")" -v pr="$(range "$tmp/fiop_iops")" \
 		-v sr="$(range "$tmp/fios_iops")" 'BEGIN {
@@ -152,7 +151,30 @@ measure() {
 	L=
 }
 
+# lag_lines: the two lag lines from the recorded-pace runs.
+lag_lines() {
+	local lag50 lag99 lagmax elag50 elag99 elagmax held
+	lag50=$(cut -d' ' -f1 "$tmp/lags" | median)
+	lag99=$(cut -d' ' -f2 "$tmp/lags" | median)
+	lagmax=$(cut -d' ' -f3 "$tmp/lags" | median)
+	elag50=$(cut -d' ' -f1 "$tmp/elags" | median)
+	elag99=$(cut -d' ' -f2 "$tmp/elags" | median)
+	elagmax=$(cut -d' ' -f3 "$tmp/elags" | median)
+	held=$(cut -d' ' -f4 "$tmp/elags" | median)
+	echo "replay: issue lag at recorded pace, from when each I/O could go: p50 $elag50 us, p99 $elag99 us, max $elagmax us (target p99 <= 200 us)"
+	echo "replay: lag from the due time: p50 $lag50 us, p99 $lag99 us, max $lagmax us; $held I/Os held by their own process's I/O in flight"
+}
+
 for t in "${TRACES[@]}"; do
-	[ -f "$t" ] || { echo "replay: skipped $t: no such file"; continue; }
-	measure "$t"
+	case $t in
+	iops:x*:*)
+		n=${t#iops:x}; n=${n%%:*}; t=${t#iops:x*:}
+		[ -f "$t" ] || { echo "replay: skipped $t: no such file"; continue; }
+		f=$tmp/$(basename "${t%.bin}")-x$n.bin
+		perl "$TOP/bench/repeat.pl" "$n" "$t" "$f" || exit 1
+		measure "$f" iops ;;
+	*)
+		[ -f "$t" ] || { echo "replay: skipped $t: no such file"; continue; }
+		measure "$t" ;;
+	esac
 done
