@@ -298,6 +298,23 @@ static void source_error(struct input *in, int err, const char *what,
 	snprintf(in->imsg, sizeof(in->imsg), "%s: %s", what, why);
 }
 
+/* Give inflate more input when it has none; -1 after a read error (noted). */
+static int gz_refill(struct input *in)
+{
+	int f;
+
+	if (in->z->avail_in || in->zeof)
+		return 0;
+	f = gz_feed(in);
+	if (f < 0) {
+		source_error(in, f, "read", strerror(-f));
+		return -1;
+	}
+	if (!f)
+		in->zeof = 1;
+	return 0;
+}
+
 /*
  * Inflate up to len bytes and return how many came out.  Concatenated
  * gzip members are one stream, as for zcat.  Sets eof at the clean end
@@ -307,31 +324,17 @@ static void source_error(struct input *in, int err, const char *what,
 static size_t gz_read(struct input *in, unsigned char *dst, size_t len)
 {
 	z_stream *z = in->z;
-	int zr, f;
+	int zr;
 
 	z->next_out = dst;
 	z->avail_out = (uInt)len;
 	while (z->avail_out == len) {
-		if (!z->avail_in && !in->zeof) {
-			f = gz_feed(in);
-			if (f < 0) {
-				source_error(in, f, "read", strerror(-f));
-				break;
-			}
-			if (!f)
-				in->zeof = 1;
-		}
+		if (gz_refill(in) < 0)
+			break;
 		zr = inflate(z, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
-			if (!z->avail_in && !in->zeof) {
-				f = gz_feed(in);
-				if (f < 0) {
-					source_error(in, f, "read", strerror(-f));
-					break;
-				}
-				if (!f)
-					in->zeof = 1;
-			}
+			if (gz_refill(in) < 0)
+				break;
 			if (!z->avail_in) {
 				in->eof = 1;	/* clean end of the last member */
 				break;
