@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 	if (!c.out)
 		die_nomem(&c);
 	if (c.o.csv)
-		c.table = bt_tool_table(&c.o, csv_cols, 12);
+		c.table = bt_tool_table(&c.o, csv_cols, BT_NCOLS(csv_cols));
 	run(&c, r);
 	out_flush(&c);
 	if (c.sum && !c.table)

@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 	    bt_group_new(&l.g, sizeof(struct grp)) < 0)
 		bt_tool_nomem(&l.o);
 	if (l.each)
-		l.t = bt_tool_table(&l.o, ecols, 9);
+		l.t = bt_tool_table(&l.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0)
 		bt_tracker_feed(tr, &ev, NULL);
 	if (rc < 0)
@@ -357,8 +357,8 @@ int main(int argc, char **argv)
 			l.o.prog, st.open + st.expired + st.evicted, st.open,
 			st.expired + st.evicted);
 	if (!l.each) {
-		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, 12) :
-				  bt_tool_table(&l.o, cols, 10);
+		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, BT_NCOLS(pcols)) :
+				  bt_tool_table(&l.o, cols, BT_NCOLS(cols));
 		print(&l, l.t, r);
 	}
 	if (bt_tool_table_done(&l.o, l.t))

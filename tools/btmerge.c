@@ -266,8 +266,8 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);
-	t = m.per_pid ? bt_tool_table(&m.o, pcols, 14) :
-			bt_tool_table(&m.o, cols, 12);
+	t = m.per_pid ? bt_tool_table(&m.o, pcols, BT_NCOLS(pcols)) :
+			bt_tool_table(&m.o, cols, BT_NCOLS(cols));
 	print(&m, t);
 	if (bt_tool_table_done(&m.o, t))
 		status = BT_EXIT_DATA;

@@ -511,7 +511,7 @@ static void row(struct bt_table *t, const struct bt_replay_proc *p,
 
 static int report(struct replay *x)
 {
-	struct bt_table *t = bt_tool_table(&x->o, cols, sizeof(cols) / sizeof(cols[0]));
+	struct bt_table *t = bt_tool_table(&x->o, cols, BT_NCOLS(cols));
 	size_t n = bt_replay_nprocs(x->rp);
 	struct bt_replay_proc p;
 

@@ -251,8 +251,8 @@ int main(int argc, char **argv)
 			status = BT_EXIT_DATA;
 		}
 	} else {
-		struct bt_table *t = s.per_pid ? bt_tool_table(&s.o, pcols, 8) :
-						 bt_tool_table(&s.o, cols, 6);
+		struct bt_table *t = s.per_pid ? bt_tool_table(&s.o, pcols, BT_NCOLS(pcols)) :
+						 bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 
 		print_table(&s, t);
 		if (bt_tool_table_done(&s.o, t))

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 	    bt_group_new(&s.rows, sizeof(struct row)) < 0)
 		bt_tool_nomem(&s.o);
 	if (s.per_episode)
-		s.t = bt_tool_table(&s.o, ecols, 8);
+		s.t = bt_tool_table(&s.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 		status = BT_EXIT_DATA;
 	bt_sync_finish(sy);
 	if (!s.per_episode) {
-		s.t = bt_tool_table(&s.o, cols, 15);
+		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
 	if (bt_tool_table_done(&s.o, s.t))

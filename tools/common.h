@@ -92,6 +92,9 @@ int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
 /* Print the reader's warnings (duplicates, time going backwards) to stderr. */
 void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 
+/* Number of columns of a static column-name array. */
+#define BT_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* A table with the tool's -c/-H choices on stdout; exits 1 on ENOMEM. */
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols);
