@@ -3,8 +3,8 @@
 # `make fuzz`: build the reader's libFuzzer target with clang into
 # build-fuzz/ and run it for FUZZ_SECONDS (default 60).  New inputs go to
 # build-fuzz/corpus; fuzz/corpus holds the committed seeds (hand-made
-# records of every layout) and the first 64 KiB of each trace in
-# ../shared/traces is added when present.  fuzz/regressions are replayed
+# records of every layout) and the first 64 KiB of each trace of
+# sample-traces/ (unpacked), and of $BTKIT_TRACES when set, are added.  fuzz/regressions are replayed
 # first.  A crash leaves its input in build-fuzz/ (crash-*): fix the bug,
 # then move the input to fuzz/regressions/ so the unit tests replay it.
 set -eu
@@ -12,7 +12,6 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$TOP/build-fuzz
 SECS=${FUZZ_SECONDS:-60}
 CC=${FUZZ_CC:-clang}
-SHARED=${SHARED:-$TOP/../shared}
 mkdir -p "$OUT/corpus" "$OUT/seeds"
 
 "$CC" -g -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/include" \
@@ -21,11 +20,14 @@ mkdir -p "$OUT/corpus" "$OUT/seeds"
 	"$TOP/lib/event.c" \
 	-lz -o "$OUT/fuzz_reader"
 
-if [ -d "$SHARED/traces" ]; then
-	find "$SHARED/traces" -type f ! -name '*.md' | while read -r f; do
-		head -c 65536 "$f" >"$OUT/seeds/$(echo "$f" | md5sum | cut -c1-16)"
-	done
-fi
+find "$TOP/sample-traces" ${BTKIT_TRACES:+"$BTKIT_TRACES"} -type f \
+	\( -name '*.bin' -o -name '*.bin.gz' -o -name '*.blktrace.*' -o -name '*.dump*' \) |
+while read -r f; do
+	case $f in
+	*.gz) gzip -dc "$f" | head -c 65536 ;;
+	*) head -c 65536 "$f" ;;
+	esac >"$OUT/seeds/$(echo "$f" | md5sum | cut -c1-16)"
+done
 
 regs=()
 for f in "$TOP"/fuzz/regressions/*; do

@@ -3,16 +3,16 @@
 # The test runner behind `make check`: cmocka unit tests (each case counted),
 # golden CLI tests, oracle tests against blkparse/btt, live tests (root).
 # Ends with "N passed, N failed, N skipped"; exit 1 on any failure.
-# UPDATE=1 rewrites CLI goldens.  ONLY=regex limits to matching test names.
+# UPDATE=1 rewrites CLI goldens (those cases are counted as updated, not
+# passed).  ONLY=regex limits to matching test names.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-build}
 export TOP B
 export BTKIT_BIN="$TOP/$B/bin"
 export PATH="$BTKIT_BIN:$TOP/$B/tests:$TOP/$B/bench:$PATH"
-export SHARED="${SHARED:-$TOP/../shared}"
 export LC_ALL=C
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 updated=0
 failed=()
 only=${ONLY:-.}
 tmp=$(mktemp -d)
@@ -40,19 +40,26 @@ for t in "$TOP/$B"/tests/test_*; do
 	fi
 done
 
-# Golden CLI tests: tests/cli/TOOL/CASE.sh, run from the top directory.
+# Golden CLI tests: tests/cli/TOOL/CASE.sh.  Each case runs in a scratch
+# directory of its own, removed afterwards, that holds only the links
+# sample-traces and tests to the repository's (so the relative names that
+# messages print are the same everywhere); $TOP names the repository.
 for sh in "$TOP"/tests/cli/*/*.sh; do
 	[ -f "$sh" ] || continue
 	base=${sh%.sh}
 	name=cli/$(basename "$(dirname "$sh")")/$(basename "$base")
 	[[ $name =~ $only ]] || continue
-	(cd "$TOP" && timeout 120 bash "$sh" >"$tmp/out" 2>"$tmp/err" </dev/null)
+	work=$tmp/case
+	rm -rf "$work" && mkdir "$work" &&
+		ln -s "$TOP/sample-traces" "$TOP/tests" "$work/" || exit 1
+	(cd "$work" && timeout 120 bash "$sh" >"$tmp/out" 2>"$tmp/err" </dev/null)
 	rc=$?
+	rm -rf "$work"
 	if [ "${UPDATE:-}" = 1 ]; then
 		cp "$tmp/out" "$base.out"
 		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$base.err"; else rm -f "$base.err"; fi
 		if [ $rc -ne 0 ]; then echo $rc >"$base.exit"; else rm -f "$base.exit"; fi
-		ok; continue
+		updated=$((updated + 1)); continue
 	fi
 	want_rc=0; [ -f "$base.exit" ] && want_rc=$(cat "$base.exit")
 	[ -f "$base.err" ] && want_err=$base.err || want_err=/dev/null
@@ -84,5 +91,6 @@ done
 if [ "${#failed[@]}" -gt 0 ]; then
 	echo "failed: ${failed[*]}"
 fi
+[ "$updated" -gt 0 ] && echo "$updated golden cases updated (review the diff)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # btcat against Debian's blkparse 1.2.0: for every trace in sample-traces/
-# and $SHARED/traces/*/ (and the synthetic trace of tests/cli/btcat), the
+# and $BTKIT_TRACES/*/ when set (and the synthetic trace of tests/cli/btcat), the
 # event lines of `blkparse -q -i - < TRACE` must equal `btcat
 # --blkparse=1.2 TRACE` byte for byte.  The documented 1.3.0 cases (lines
 # of cgroup-flagged records, which 1.2.0 drops) are counted and printed:
@@ -16,7 +16,9 @@
 # trace of 200000 events joins in, as one stream and as a per-CPU set.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${SHARED:-$TOP/../shared}
+# BTKIT_TRACES: optional directory of further traces (one folder per trace
+# under it) to check as well, e.g. real traces kept outside the repository.
+extra_traces=${BTKIT_TRACES:+$BTKIT_TRACES/*/*}
 BTCAT=${BTKIT_BIN:-$TOP/build/bin}/btcat
 
 if ! command -v blkparse >/dev/null; then
@@ -43,7 +45,7 @@ fi
 
 traces=()
 shopt -s nullglob
-for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/* "$tmp"/synthetic* \
+for f in "$TOP"/sample-traces/* $extra_traces "$tmp"/synthetic* \
 	"$tmp"/gen/*; do
 	case $f in
 	*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
@@ -57,7 +59,7 @@ fi
 failed=0 total_lines=0 total_v13=0
 for f in "${traces[@]}"; do
 	name=${f#"$TOP"/}
-	name=${name#"$SHARED"/}
+	name=${name#"${BTKIT_TRACES:-/nonexistent}"/}
 	name=${name/#$tmp\/gen\//btgen -n 200000: }
 	name=${name/#$tmp\//tests\/cli\/btcat\/mktrace.pl > }
 	plain=$f
@@ -139,7 +141,7 @@ for f in "${traces[@]}"; do
 	seen[$dir/$base]=1
 	name=$dir/$base
 	name=${name#"$TOP"/}
-	name=${name#"$SHARED"/}
+	name=${name#"${BTKIT_TRACES:-/nonexistent}"/}
 	name=${name/#$tmp\/gen\//btgen -n 200000: }
 	(cd "$dir" && timeout 300 blkparse -q -i "$base") 2>"$tmp/bp.err" |
 		sed '/^$/d; /^discarded traces containing low-level device driver/d

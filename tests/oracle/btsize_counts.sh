@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # btsize's histograms against the events counted from blkparse's text: on
-# every trace in sample-traces/ and $SHARED/traces/*/ (and the synthetic
+# every trace in sample-traces/ and $BTKIT_TRACES/*/ when set (and the synthetic
 # trace of tests/cli/btmerge/mkreq.pl), each (device, op, power-of-two
 # bucket) count of `btsize` must equal the D lines of `blkparse -q` in that
 # bucket, and those of `btsize --at=Q` the Q lines; the counts of every

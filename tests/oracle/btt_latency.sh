@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # btlat --btt against btt's "All Devices" averages: on every trace in
-# sample-traces/ and $SHARED/traces/*/ (and the synthetic traces of
+# sample-traces/ and $BTKIT_TRACES/*/ when set (and the synthetic traces of
 # tests/cli/btmerge/mkreq.pl and, when built, bench's btgen), the means of
 # q2c, d2c, i2d, q2g and g2i over all devices (the n-weighted mean of
 # btlat's `all` rows, one per device) must be within 1% of btt's Q2C, D2C, I2D, Q2G and G2I.

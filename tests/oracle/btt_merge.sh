@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # btmerge against btt's "Device Merge Information": on every trace in
-# sample-traces/ and $SHARED/traces/*/ (and the synthetic traces of
+# sample-traces/ and $BTKIT_TRACES/*/ when set (and the synthetic traces of
 # tests/cli/btmerge/mkreq.pl and, when built, bench's btgen), the `all` row
 # of each device must show btt's #Q, #D, Ratio (to btt's one decimal),
 # BLKmin, BLKavg, BLKmax and Total.

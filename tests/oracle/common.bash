@@ -2,9 +2,11 @@
 # Sourced by the oracle tests: where things are, the tools a test needs
 # (skip with exit 77 and the reason when one is missing), a scratch
 # directory removed at exit, and the list of traces every oracle runs on:
-# sample-traces/, $SHARED/traces/*/, plus what the caller adds.
+# sample-traces/, $BTKIT_TRACES/*/ when set, plus what the caller adds.
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-SHARED=${SHARED:-$TOP/../shared}
+# BTKIT_TRACES: optional directory of further traces (one folder per trace
+# under it) to check as well, e.g. real traces kept outside the repository.
+extra_traces=${BTKIT_TRACES:+$BTKIT_TRACES/*/*}
 BIN=${BTKIT_BIN:-$TOP/build/bin}
 
 # oracle_need TOOL...: Debian's tools by PATH, btkit's in $BIN.
@@ -29,12 +31,12 @@ oracle_need() {
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 
 # oracle_traces [EXTRA...]: fill the array traces with every trace file of
-# sample-traces/ and $SHARED/traces/*/, then each EXTRA that exists.
+# sample-traces/ and $BTKIT_TRACES/*/ when set, then each EXTRA that exists.
 oracle_traces() {
 	local f
 	traces=()
 	shopt -s nullglob
-	for f in "$TOP"/sample-traces/* "$SHARED"/traces/*/* "$@"; do
+	for f in "$TOP"/sample-traces/* $extra_traces "$@"; do
 		[ -e "$f" ] || continue
 		case $f in
 		*.blktrace.[0-9]* | *.bin | *.bin.gz | *.dump | *.dump.gz) traces+=("$f") ;;
@@ -47,7 +49,7 @@ oracle_traces() {
 # gunzip fails.
 oracle_open() {
 	name=${1#"$TOP"/}
-	name=${name#"$SHARED"/}
+	name=${name#"${BTKIT_TRACES:-/nonexistent}"/}
 	name=${name/#$tmp\//synthetic }
 	plain=$1
 	case $1 in

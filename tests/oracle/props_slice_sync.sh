@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Properties btslice and btsync must hold on every sample trace (and on the
-# shared public traces and mkslice's hand-made ones, so this never runs on
+# traces of $BTKIT_TRACES when set and mkslice's hand-made ones, so this never runs on
 # nothing): waits >= 0 and device idle <= wait; p50 <= p95 <= p99 <= max and
 # mean <= max; idle_share in [0,1]; for btsync data + flush = latency in
 # every episode, the kinds add up to the episodes, and the distinct closing
@@ -23,7 +23,7 @@ bad() { echo "FAIL: $1: $2"; fail=1; }
 "$HELP/mkslice" -N -r 7 >"$tmp/mk-noname.bin" || exit 1
 
 traces=("$tmp"/mk-*.bin)
-for f in sample-traces/* "${SHARED:-../shared}"/traces/*/*.blktrace.*; do
+for f in sample-traces/* ${BTKIT_TRACES:+$BTKIT_TRACES/*/*.blktrace.*}; do
 	[ -f "$f" ] || continue
 	case $f in *.bin|*.bin.gz|*.blktrace.*|*.dump|*.dump.gz) ;; *) continue ;; esac
 	traces+=("$f")

@@ -1,2 +1,2 @@
 # --blkparse takes 1.2 or 1.3 only.
-btcat --blkparse=1.1 "$SHARED/traces/nvme-readahead-2020/sample.blktrace.0"
+btcat --blkparse=1.1 sample-traces/nvme-readahead-2020.bin

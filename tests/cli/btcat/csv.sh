@@ -1,4 +1,4 @@
 # -c: one CSV row per event with a header; -H drops the header.
-t="$SHARED/traces/nvme-readahead-2020/sample.blktrace.0"
+t=sample-traces/nvme-readahead-2020.bin
 btcat -c "$t" | head -n 8
 btcat -c -H "$t" | tail -n 2

@@ -1,5 +1,5 @@
 # -d, -p and -w select lines; times stay relative to the first event.
-t="$SHARED/traces/nvme-readahead-2020/sample.blktrace.0"
+t=sample-traces/nvme-readahead-2020.bin
 btcat -w 0.1:0.2 "$t" | head -n 3
 btcat -w 0.1:0.2 "$t" | wc -l
 btcat -p 21279 -d 259,0 "$t" | wc -l

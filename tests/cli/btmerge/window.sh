@@ -1,3 +1,3 @@
 # -w START:END keeps events from START to before END seconds after the
 # first event: here the first 40 ms of the NVMe trace.
-btmerge -w 0:0.04 "$SHARED/traces/nvme-readahead-2020/sample.blktrace.0"
+btmerge -w 0:0.04 sample-traces/nvme-readahead-2020.bin

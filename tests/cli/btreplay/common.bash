@@ -3,7 +3,7 @@
 # run), and the times and counts of the "replayed ... IOPS" and "issue lag"
 # lines, which vary, replaced by letters.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-NVME=$SHARED/traces/nvme-readahead-2020/sample.blktrace.0
+NVME=sample-traces/nvme-readahead-2020.bin
 # replay SIZE ARGS...: btreplay --device FILE-of-SIZE ARGS; stable columns.
 replay() {
 	local size=$1 rc

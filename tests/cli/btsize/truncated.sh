@@ -1,4 +1,4 @@
 # A trace cut inside a record (on stdin): results up to the cut, the
 # offset of the bad record on stderr, exit 1.
-head -c 100000 "$SHARED/traces/nvme-readahead-2020/sample.blktrace.0" | btsize
+head -c 100000 sample-traces/nvme-readahead-2020.bin | btsize
 exit "${PIPESTATUS[1]}"
