@@ -83,8 +83,13 @@ static enum shape shape_of(const struct bt_event *e, unsigned flags)
 		return SH_NONE;
 	if (e->action >= NACTS || !acts[e->action].letters[0])
 		return SH_BAD;
-	/* 1.2.0 predates the zone actions: "Bad fs action" there. */
-	if (e->action >= BT_A_ZONE_PLUG && (flags & BT_FMT_V120))
+	/*
+	 * Only version-8 records have zone actions (the kernel writes ZP and
+	 * ZU for BLKTRACESETUP2 traces only): elsewhere, and for 1.2.0, which
+	 * predates them, they stay "Bad fs action".
+	 */
+	if (e->action >= BT_A_ZONE_PLUG &&
+	    ((flags & BT_FMT_V120) || e->version != BT_VERSION_8))
 		return SH_BAD;
 	a = &acts[e->action];
 	if ((e->category & BT_TC_PC) && !a->pc)

@@ -184,6 +184,10 @@ static void test_format_zone_plug_and_unplug(void **state)
 	assert_int_equal(bt_format_kind(&zp, BT_FMT_V120), -1);
 	assert_int_equal(bt_format_kind(&zu, BT_FMT_V120), -1);
 	check(&zu, 0, "fio", BT_FMT_V120, "");
+	/* Version-7 records cannot have them: what blkparse always said. */
+	zu.version = 7;
+	assert_int_equal(bt_format_kind(&zu, 0), -1);
+	zu.version = 8;
 	/* Nor does the v8 series handle them for PC requests. */
 	zp.category |= BT_TC_PC;
 	assert_int_equal(bt_format_kind(&zp, 0), -1);
