@@ -665,7 +665,10 @@ int bt_table_free(struct bt_table *t);
  * events (blk-mq and the legacy queue): bios fold into requests by back
  * and front merges, requeued requests go round again, split bios become
  * two pieces, remapped bios (A: partition or dm/md to the disk) are
- * analysed on the bottom device and remember where they came from.
+ * analysed on the bottom device and remember where they came from.  A
+ * zone append (version 8) is a write whose sector is known only at its C:
+ * the C goes to the oldest append dispatched to the zone holding the
+ * written sector, and the request takes that sector (BT_RQ_ZONE_APPEND).
  * Requests are keyed by device and sector in a fixed-capacity table, so
  * memory is bounded by the requests in flight: a request without any
  * event for expire_ns of trace time is dropped and counted (and handed to
