@@ -11,3 +11,5 @@ cd "$tmp" || exit 99
 btcat z.bin
 btcat -c z.bin
 btcat z.bin | cmp - <(btcat zb.bin) && echo "big-endian: same lines"
+# blkparse -s counts ZU as an IO unplug (CPU 0, pid 2201, the device).
+btcat -s z.bin | grep -E '^[a-z]+ \(|^CPU|^Total|IO unplugs'
