@@ -48,6 +48,14 @@ enum bt_act {
 	BT_A_REMAP,
 	BT_A_ABORT,
 	BT_A_DRV_DATA,
+	/*
+	 * Version 8 only (Linux 6.19): a bio waits in its zone's write plug
+	 * (ZP) and leaves it for submission (ZU); sector and bytes are the
+	 * bio's, there is no payload.  __BLK_TA_ZONE_PLUG/_UNPLUG of the
+	 * uapi <linux/blktrace_api.h>.
+	 */
+	BT_A_ZONE_PLUG,
+	BT_A_ZONE_UNPLUG,
 };
 #define BT_A_CGROUP		0x100u	/* action bit: pdu starts with u64 cgroup id */
 
@@ -75,6 +83,22 @@ enum bt_note {
 #define BT_TC_DISCARD		(1u << 13)
 #define BT_TC_DRV_DATA		(1u << 14)
 #define BT_TC_FUA		(1u << 15)
+/*
+ * Version 8 only: zoned-device operations, bits 32-37 of the u64 action
+ * word (BLK_TC_ZONE_*).  Q, G, I, D and C of a zone management command
+ * carry one of them (no data: bytes 0, sector the zone's start); every
+ * event of a zone append carries ZONE_APPEND, and its C gives the sector
+ * the device chose.  See btkit-format(5) "Zoned devices (version 8)".
+ */
+#define BT_TC_ZONE_APPEND	(1u << 16)
+#define BT_TC_ZONE_RESET	(1u << 17)
+#define BT_TC_ZONE_RESET_ALL	(1u << 18)
+#define BT_TC_ZONE_FINISH	(1u << 19)
+#define BT_TC_ZONE_OPEN		(1u << 20)
+#define BT_TC_ZONE_CLOSE	(1u << 21)
+#define BT_TC_ZONE_MGMT		(BT_TC_ZONE_RESET | BT_TC_ZONE_RESET_ALL | \
+				 BT_TC_ZONE_FINISH | BT_TC_ZONE_OPEN | \
+				 BT_TC_ZONE_CLOSE)
 
 #define BT_DEV_MAJOR(d)		((unsigned)((d) >> 20))
 #define BT_DEV_MINOR(d)		((unsigned)((d) & 0xfffff))
@@ -113,7 +137,9 @@ static inline int bt_event_is_note(const struct bt_event *e)
 
 /* Action letter as blkparse prints it ("Q", "UT", "m" for messages...). */
 const char *bt_event_letters(const struct bt_event *e);
-/* rwbs string ("RA", "FWFS", "N"...) into buf (at least 8 bytes). */
+/* Longest rwbs string plus its NUL: "FZRAFASM" and one spare. */
+#define BT_RWBS_LEN		10
+/* rwbs string ("RA", "FWFS", "ZR", "N"...) into buf (BT_RWBS_LEN bytes). */
 char *bt_event_rwbs(const struct bt_event *e, char *buf);
 
 /* PDU decoders: 0 on success, -EBADMSG when the payload is too short. */
@@ -639,7 +665,10 @@ int bt_table_free(struct bt_table *t);
  * events (blk-mq and the legacy queue): bios fold into requests by back
  * and front merges, requeued requests go round again, split bios become
  * two pieces, remapped bios (A: partition or dm/md to the disk) are
- * analysed on the bottom device and remember where they came from.
+ * analysed on the bottom device and remember where they came from.  A
+ * zone append (version 8) is a write whose sector is known only at its C:
+ * the C goes to the oldest append dispatched to the zone holding the
+ * written sector, and the request takes that sector (BT_RQ_ZONE_APPEND).
  * Requests are keyed by device and sector in a fixed-capacity table, so
  * memory is bounded by the requests in flight: a request without any
  * event for expire_ns of trace time is dropped and counted (and handed to
@@ -662,6 +691,7 @@ struct bt_tracker;
 #define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
 #define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
 #define BT_RQ_FRONT		(1u << 9)	/* front-merged before I: starts with a later bio */
+#define BT_RQ_ZONE_APPEND	(1u << 10)	/* zone append: sector is where its C says it went */
 
 /* Where a request is in its life (bt_request.state). */
 enum bt_rq_state {
@@ -705,7 +735,7 @@ struct bt_request {
 	uint8_t state;		/* enum bt_rq_state */
 	uint8_t qsplit;		/* bit k: qlist[k] is a piece of a split bio */
 	char op;		/* 'R' read, 'W' write, 'D' discard, 'F' flush (0 bytes), 'N' other */
-	char rwbs[8];		/* as blkparse prints it for the D (else the first event) */
+	char rwbs[BT_RWBS_LEN];	/* as blkparse prints it for the D (else the first event) */
 	char comm[17];		/* owner's name (PROCESS notes), set when handed to done */
 };
 

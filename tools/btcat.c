@@ -76,7 +76,7 @@ static void print_text(struct cat *c, const struct bt_event *e, uint64_t rel)
 static void print_csv(struct cat *c, const struct bt_event *e, uint64_t rel)
 {
 	struct bt_table *t = c->table;
-	char rwbs[8];
+	char rwbs[BT_RWBS_LEN];
 	size_t need = bt_format_bound(e) + 1, n;
 
 	if (c->detail_cap < need) {
