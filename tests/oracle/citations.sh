@@ -92,10 +92,13 @@ if [ $? -eq 0 ] || [ "$(grep -c 'has no section' <<<"$out")" -ne 3 ]; then
 	echo "the checker missed dangling citations:"; echo "$out"; rc=1
 fi
 
+# Every file of the tree but this one, whose dangling citations above are
+# there on purpose.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	mapfile -t files < <(git ls-files)
+	mapfile -t files < <(git ls-files | grep -vx 'tests/oracle/citations\.sh')
 else
-	mapfile -t files < <(find . -path ./build -prune -o -type f -print)
+	mapfile -t files < <(find . -path ./build -prune -o -type f -print |
+		sed 's|^\./||' | grep -vx 'tests/oracle/citations\.sh')
 fi
 out=$(check "${files[@]}")
 status=$?
