@@ -4,7 +4,8 @@
  * thread per traced process, and report per process how long the I/Os took
  * and how late they went out.  Without --device the target is a scratch
  * loop device on a sparse temporary file, so nothing of the machine's is
- * touched; an explicit device passes the safety checks of DESIGN.md first.
+ * touched; an explicit device first passes the safety checks of
+ * btreplay(1) "Safety".
  * Whatever it changes (scheduler, tunables, tracing) it puts back on exit,
  * on error and on SIGINT/SIGTERM; the scratch device detaches itself when
  * its last descriptor closes, even if btreplay is killed.

@@ -5,7 +5,7 @@
  * --from=auto each device uses its scheduler's messages when the trace has
  * them (CFQ, BFQ) and the events alone otherwise; the source column says
  * which.  Async and shared scheduler queues are rows of their own, never
- * charged to a pid.  Definitions: btslice(1) and DESIGN.md "Slice wait".
+ * charged to a pid.  Definitions: btslice(1) and btkit(7) "Slice wait".
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -4,8 +4,8 @@
  * sync write (or flush) to the completion of the flush that made the data
  * durable, whether the process flushed itself, wrote with FUA, or a journal
  * thread (jbd2, kjournald) committed for it.  Each episode is split into a
- * data phase and a flush phase.  Definitions: btsync(1) and DESIGN.md
- * "fdatasync episode".
+ * data phase and a flush phase.  Definitions: btsync(1) and
+ * btkit(7) "fdatasync episode".
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -2,8 +2,9 @@
 /*
  * common.c - the plumbing every btkit tool shares: the common options,
  * opening the inputs (stdin when none), filtering events by device, pid and
- * time window, and the messages of DESIGN.md.  It may print and exit, which
- * the library may not; a tool's main() stays a screen long because of it.
+ * time window, and the messages of btkit(7) "CONVENTIONS".  It may print
+ * and exit, which the library may not; a tool's main() stays a screen long
+ * because of it.
  */
 #include <errno.h>
 #include <inttypes.h>

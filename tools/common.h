@@ -2,7 +2,7 @@
 /*
  * common.h - plumbing every btkit tool shares: the common options
  * (-d -p -w -H -c -h -V), opening the inputs, filtering events and the
- * error messages of DESIGN.md ("tool: FILE: offset N: what is wrong").
+ * error messages of btkit(7) "CONVENTIONS" ("tool: FILE: offset N: what").
  * Tools may print and exit; the library may not, so this lives here.
  */
 #ifndef BTKIT_TOOLS_COMMON_H

@@ -8,8 +8,9 @@
 # device and op add up to the number of D (or Q) lines.  Op from the rwbs
 # column: D discard, F a flush without data, N anything else without
 # data, W write, R read.  blkparse 1.2.0 drops cgroup-flagged records
-# ("Bad fs action", FORMAT.md): for such traces the lines of btcat, which
-# prints them, are counted instead, and the test says so.
+# ("Bad fs action", btkit-format(5) "ORACLE QUIRKS"): for such traces the
+# lines of btcat, which prints them, are counted instead, and the test
+# says so.
 set -u
 . "$(dirname "$0")/common.bash"
 oracle_need blkparse btsize btcat

@@ -216,6 +216,46 @@ static void test_stats_bucket_huge_values(void **state)
 	bt_dist_free(&d);
 }
 
+/*
+ * btkit(7) "Percentiles": past the exact samples a percentile is the
+ * middle of its bucket, so it is off by less than 1/128 of the value.
+ * Worst cases are the lowest and highest values of a bucket; the sample
+ * at the median rank sits between 512 smaller and 512 larger ones, so
+ * that clamping to min and max does not hide the bucket's error.
+ */
+static void test_stats_bucket_error_under_1_128(void **state)
+{
+	(void)state;
+	for (unsigned e = 7; e < 63; e++) {
+		uint64_t w = (uint64_t)1 << (e - 6);
+
+		for (unsigned sub = 0; sub < 64; sub += 21) {
+			uint64_t lo = ((uint64_t)1 << e) + sub * w;
+			uint64_t edge[2] = { lo, lo + w - 1 };
+
+			for (int k = 0; k < 2; k++) {
+				struct bt_dist d;
+				uint64_t v = edge[k], got, diff;
+
+				bt_dist_init(&d);
+				for (int i = 0; i < 512; i++) {
+					assert_int_equal(bt_dist_add(&d, 1), 0);
+					assert_int_equal(bt_dist_add(&d, UINT64_MAX), 0);
+				}
+				assert_int_equal(bt_dist_add(&d, v), 0);
+				assert_non_null(d.buckets);
+				got = bt_dist_quantile(&d, 0.5);
+				diff = got > v ? got - v : v - got;
+				if (diff * 128 >= v)
+					fail_msg("value %llu: p50 %llu",
+						 (unsigned long long)v,
+						 (unsigned long long)got);
+				bt_dist_free(&d);
+			}
+		}
+	}
+}
+
 static void test_stats_memory_bounded_after_spill(void **state)
 {
 	struct bt_dist d;
@@ -305,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_stats_bucket_accuracy_beyond_exact),
 		cmocka_unit_test(test_stats_bucket_small_values),
 		cmocka_unit_test(test_stats_bucket_huge_values),
+		cmocka_unit_test(test_stats_bucket_error_under_1_128),
 		cmocka_unit_test(test_stats_memory_bounded_after_spill),
 		cmocka_unit_test(test_stats_log2_bounds),
 		cmocka_unit_test(test_stats_log2_values_land_in_bounds),
