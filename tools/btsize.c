@@ -229,7 +229,11 @@ int main(int argc, char **argv)
 	while ((rc = bt_tool_next(&s.o, r, &ev, &first)) > 0) {
 		uint32_t pid = 0;
 
-		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
+		/*
+		 * Pass-through (PC) commands are requests the device saw too
+		 * (`D N 0` from a disk utility): counted, by their own pid.
+		 */
+		if (bt_event_is_note(&ev))
 			continue;
 		if (tr) {
 			bt_tracker_feed(tr, &ev, &rq);
