@@ -877,13 +877,16 @@ void bt_slice_free(struct bt_slice *s);
  * write bio of the episode completed (bios are followed by sector range,
  * so merges and splits do not matter), then the first flush-class bio
  * queued by the pid itself or a journal thread (or anyone with any_flush)
- * closes the episode at its completion.
+ * closes the episode at its completion.  A journal thread (jbd2/...,
+ * kjournald, journal_pids) has episodes of its own too: from its first
+ * sync write (journal blocks) or flush to the completion of its commit,
+ * flagged BT_SYNC_JOURNAL.
  */
 struct bt_sync;
 
 /* struct bt_sync_ep flags: how the episode closed. */
 #define BT_SYNC_SELF		(1u << 0)	/* the pid's own empty flush */
-#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's (or, any_flush, another pid's) flush */
+#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's flush (any_flush: anyone's), or its own commit */
 #define BT_SYNC_FUA		(1u << 2)	/* the pid's data-bearing PREFLUSH/FUA write */
 #define BT_SYNC_NOFLUSH		(1u << 3)	/* no flush within the window: closed at data end */
 #define BT_SYNC_INVALID		(1u << 4)	/* the pid queued other I/O meanwhile */
