@@ -179,3 +179,18 @@ void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi)
 	*lo = (uint64_t)1 << (k - 1);
 	*hi = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
 }
+
+int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi)
+{
+	unsigned k;
+
+	if (!h->total)
+		return 0;
+	for (k = 0; !h->count[k]; k++)
+		;
+	*lo = k;
+	for (k = 64; !h->count[k]; k--)
+		;
+	*hi = k;
+	return 1;
+}
