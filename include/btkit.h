@@ -861,8 +861,16 @@ int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts);
 int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 		  const struct bt_request *rq);
 /*
- * The tracker gave up on rq (BT_RQ_EXPIRED, from its done callback): stop
- * counting it as pending or in flight, so its owner can wait again.
+ * Before bt_tracker_new(): make the tracker hand its finished requests to
+ * s, which forgets the ones the tracker gave up on (bt_slice_forget).  A
+ * done callback already in *to is still called, after s's, so several
+ * analyses can share one tracker.
+ */
+void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to);
+/*
+ * The tracker gave up on rq (BT_RQ_EXPIRED; other requests are ignored):
+ * stop counting it as pending or in flight, so its owner can wait again.
+ * bt_slice_attach() calls it; a caller with its own done callback may.
  */
 void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq);
 /* End of trace: episodes still waiting go to the callback as censored. */

@@ -5,7 +5,7 @@
  * --from=auto each device uses its scheduler's messages when the trace has
  * them (CFQ, BFQ) and the events alone otherwise; the source column says
  * which.  Async and shared scheduler queues are rows of their own, never
- * charged to a pid.  Definitions: btslice(1) and DESIGN.md "Slice wait".
+ * charged to a pid.  Definitions: btslice(1) and btkit(7) "Slice wait".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,15 +104,6 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 		put_pid(s->t, ep->top_other);
 		bt_table_end_row(s->t);
 	}
-}
-
-/* Requests the tracker gave up on no longer keep their owner busy. */
-static void on_done(const struct bt_request *rq, void *arg)
-{
-	struct slicer *s = arg;
-
-	if (rq->flags & BT_RQ_EXPIRED)
-		bt_slice_forget(s->sl, rq);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -270,13 +261,14 @@ int main(int argc, char **argv)
 	parse_args(&s, argc, argv);
 	s.r = bt_tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
-	to.done = on_done;
-	to.arg = &s;
 	so.tau_ns = s.tau;
 	so.top_other = s.per_episode;
 	so.episode = on_episode;
 	so.arg = &s;
-	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_new(&s.sl, &so) < 0 ||
+	if (bt_slice_new(&s.sl, &so) < 0)
+		bt_tool_nomem(&s.o);
+	bt_slice_attach(s.sl, &to);
+	if (bt_tracker_new(&tr, &to) < 0 ||
 	    bt_group_new(&s.rows, sizeof(struct row)) < 0)
 		bt_tool_nomem(&s.o);
 	if (s.per_episode)
