@@ -62,20 +62,9 @@ static void parse_args(struct merge *m, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&m->o, argv[0]);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "P",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&m->o, ch, optarg))
-			continue;
-		if (ch == 'h') {
-			usage(m->o.prog);
-			exit(BT_EXIT_OK);
-		} else if (ch == 'P') {
-			m->mo.per_pid = 1;
-		} else {
-			bt_opts_bad_option(&m->o, argv, "dpw");
-		}
-	}
+	while ((ch = tool_getopt(&m->o, argc, argv, BT_COMMON_SHORTOPTS "P",
+				 longopts, usage)) != -1)
+		m->mo.per_pid = 1;	/* -P, the only option of its own */
 	/* -p selects owners, not events: D and C run in other contexts. */
 	m->mo.has_pid = bt_opts_take_pid(&m->o, &m->mo.pid);
 	if (m->mo.has_pid)
@@ -101,7 +90,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
-	int rc, status = BT_EXIT_OK;
+	int rc, status;
 
 	parse_args(&m, argc, argv);
 	m.r = to.reader = r = bt_tool_open(&m.o, argc, argv);
@@ -115,16 +104,12 @@ int main(int argc, char **argv)
 		if (bt_merge_feed(mg, &ev, rq) < 0)
 			bt_tool_nomem(&m.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);
 	m.t = m.mo.per_pid ? bt_tool_table(&m.o, pcols, BT_NCOLS(pcols)) :
 			     bt_tool_table(&m.o, cols, BT_NCOLS(cols));
 	if (bt_merge_rows(mg, put_row, &m) < 0)
 		bt_tool_nomem(&m.o);
-	if (bt_tool_table_done(&m.o, m.t))
-		status = BT_EXIT_DATA;
-	bt_tool_warnings(&m.o, r);
+	status = tool_done(&m.o, r, m.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
 	bt_merge_free(mg);

@@ -8,7 +8,6 @@
  * pid of the first bio of the request the event belongs to, which needs
  * the tracker; -g draws biolatency-style bar charts instead of the table.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,15 +103,9 @@ static void parse_args(struct size *s, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&s->o, argv[0]);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pg",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&s->o, ch, optarg))
-			continue;
+	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "Pg",
+				 longopts, usage)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(s->o.prog);
-			exit(BT_EXIT_OK);
 		case 'A':
 			if (!strcmp(optarg, "D"))
 				s->so.at_q = 0;
@@ -128,8 +121,6 @@ static void parse_args(struct size *s, int argc, char **argv)
 		case 'g':
 			s->graph = true;
 			break;
-		default:
-			bt_opts_bad_option(&s->o, argv, "dpw");
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */
@@ -154,7 +145,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
-	int rc, status = BT_EXIT_OK;
+	int rc, status;
 
 	parse_args(&s, argc, argv);
 	s.r = r = bt_tool_open(&s.o, argc, argv);
@@ -169,23 +160,14 @@ int main(int argc, char **argv)
 		if (bt_size_feed(sz, &ev, rq) < 0)
 			bt_tool_nomem(&s.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
 	if (s.graph) {
 		bt_size_rows(sz, put_graph, &s);
-		if (fflush(stdout)) {
-			fprintf(stderr, "%s: write error: %s\n", s.o.prog,
-				strerror(errno));
-			status = BT_EXIT_DATA;
-		}
 	} else {
 		s.t = s.so.per_pid ? bt_tool_table(&s.o, pcols, BT_NCOLS(pcols)) :
 				     bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		bt_size_rows(sz, put_row, &s);
-		if (bt_tool_table_done(&s.o, s.t))
-			status = BT_EXIT_DATA;
 	}
-	bt_tool_warnings(&s.o, r);
+	status = tool_done(&s.o, r, s.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
 	bt_size_free(sz);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,11 +140,7 @@ static void print(struct slicer *s, struct bt_table *t)
 		bt_table_u64(t, r->episodes);
 		bt_table_u64(t, r->censored);
 		bt_table_us(t, r->total);
-		bt_table_double(t, bt_dist_mean(&r->wait) / 1000.0, 3);
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.50));
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.95));
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.99));
-		bt_table_us(t, r->episodes ? r->wait.max : 0);
+		tool_put_dist(t, &r->wait);
 		bt_table_double(t, r->total ? (double)r->idle /
 					      (double)r->total : 0.0, 3);
 		bt_table_u64(t, r->foreign);
@@ -196,15 +193,9 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 
 	bt_opts_init(&s->o, argv[0]);
 	s->tau = 8000000;
-	opterr = 0;	/* our messages name the program without its path */
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "t:e",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&s->o, ch, optarg))
-			continue;
+	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "t:e",
+				 longopts, usage)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(s->o.prog);
-			exit(BT_EXIT_OK);
 		case 'F':
 			if (!strcmp(optarg, "auto"))
 				s->from = FROM_AUTO;
@@ -230,8 +221,6 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 		case 'e':
 			s->per_episode = true;
 			break;
-		default:
-			bt_opts_bad_option(&s->o, argv, "dpwt");
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
@@ -255,8 +244,7 @@ int main(int argc, char **argv)
 	struct bt_tracker *tr;
 	const struct bt_request *rq;
 	struct bt_event ev;
-	struct row *row;
-	int rc, status = BT_EXIT_OK;
+	int rc, status;
 
 	parse_args(&s, argc, argv);
 	s.r = bt_tool_open(&s.o, argc, argv);
@@ -284,19 +272,13 @@ int main(int argc, char **argv)
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
 			bt_tool_nomem(&s.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
 	bt_slice_finish(s.sl);
 	if (!s.per_episode) {
 		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
-	if (bt_tool_table_done(&s.o, s.t))
-		status = BT_EXIT_DATA;
-	bt_tool_warnings(&s.o, s.r);
-	for (size_t i = 0; (row = bt_group_at(s.rows, i, NULL)); i++)
-		bt_dist_free(&row->wait);
-	bt_group_free(s.rows);
+	status = tool_done(&s.o, s.r, s.t, rc);
+	tool_free_rows(s.rows, offsetof(struct row, wait));
 	bt_slice_free(s.sl);
 	bt_tracker_free(tr);
 	bt_reader_free(s.r);
