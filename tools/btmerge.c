@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
+	uint32_t seen = 0;
 	int rc, status;
 
 	parse_args(&m, argc, argv);
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
 	if (bt_tracker_new(&tr, &to) < 0)
 		bt_tool_nomem(&m.o);
 	while ((rc = bt_tool_next(&m.o, r, &ev, &first)) > 0) {
+		tool_seen(&seen, &ev);
 		bt_tracker_feed(tr, &ev, &rq);
 		if (bt_merge_feed(mg, &ev, rq) < 0)
 			bt_tool_nomem(&m.o);
@@ -109,6 +111,10 @@ int main(int argc, char **argv)
 			     bt_tool_table(&m.o, cols, BT_NCOLS(cols));
 	if (bt_merge_rows(mg, put_row, &m) < 0)
 		bt_tool_nomem(&m.o);
+	tool_explain_empty(&m.o, seen, 1u << BT_A_QUEUE | 1u << BT_A_REMAP,
+			   "btmerge", "merge ratios compare the bios queued with "
+			   "the requests dispatched, from a device's first Q "
+			   "or A as btt counts them");
 	status = tool_done(&m.o, r, m.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);

@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
+	uint32_t seen = 0;
 	int rc, status;
 
 	parse_args(&s, argc, argv);
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
 	if (s.so.per_pid && bt_tracker_new(&tr, NULL) < 0)
 		bt_tool_nomem(&s.o);
 	while ((rc = bt_tool_next(&s.o, r, &ev, &first)) > 0) {
+		tool_seen(&seen, &ev);
 		if (tr)
 			bt_tracker_feed(tr, &ev, &rq);
 		if (bt_size_feed(sz, &ev, rq) < 0)
@@ -167,6 +169,10 @@ int main(int argc, char **argv)
 				     bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		bt_size_rows(sz, put_row, &s);
 	}
+	tool_explain_empty(&s.o, seen, 1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
+			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?
+			   "--at=Q counts the bios submitted (Q)" :
+			   "the histograms count the requests dispatched (D)");
 	status = tool_done(&s.o, r, s.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);

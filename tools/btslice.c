@@ -36,6 +36,7 @@ struct slicer {
 	uint32_t want_pid;
 	uint64_t tau;		/* ns */
 	uint64_t first;		/* ns: first event, for start_s */
+	uint32_t seen;		/* tool_seen() of the events read */
 	struct bt_group *rows;	/* struct row */
 	struct bt_slice *sl;
 	struct bt_reader *r;
@@ -164,6 +165,30 @@ static bool in_window(const struct slicer *s, const struct bt_event *ev)
 	return rel >= s->o.win_start && rel < s->o.win_end;
 }
 
+/* Without the events a source needs there is no wait to see. */
+static void explain(const struct slicer *s)
+{
+	static const uint32_t events = 1u << BT_A_GETRQ | 1u << BT_A_INSERT;
+
+	switch (s->from) {
+	case FROM_MESSAGES:
+		tool_explain_empty(&s->o, s->seen, TOOL_SEEN_MESSAGE,
+				   "btslice --from=messages", "--from=messages "
+				   "follows CFQ's or BFQ's queue messages");
+		break;
+	case FROM_EVENTS:
+		tool_explain_empty(&s->o, s->seen, events,
+				   "btslice --from=events", "a wait starts when "
+				   "a request enters the scheduler (G, or I)");
+		break;
+	default:
+		tool_explain_empty(&s->o, s->seen, events | TOOL_SEEN_MESSAGE,
+				   "btslice", "a wait starts when a request "
+				   "enters the scheduler (G, or I) or at a "
+				   "scheduler message");
+	}
+}
+
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [TRACE...]\n"
@@ -262,6 +287,7 @@ int main(int argc, char **argv)
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		tool_seen(&s.seen, &ev);
 		rq = NULL;
 		if (ev.category & BT_TC_PC)
 			continue;
@@ -277,6 +303,7 @@ int main(int argc, char **argv)
 		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
+	explain(&s);
 	status = tool_done(&s.o, s.r, s.t, rc);
 	tool_free_rows(s.rows, offsetof(struct row, wait));
 	bt_slice_free(s.sl);

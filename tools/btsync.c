@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	struct bt_sync_opts so = { 0 };
 	struct bt_sync *sy;
 	struct bt_event ev;
+	uint32_t seen = 0;
 	int rc, status;
 
 	parse_args(&s, argc, argv);
@@ -209,6 +210,7 @@ int main(int argc, char **argv)
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
 		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
@@ -220,6 +222,12 @@ int main(int argc, char **argv)
 		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
+	if (!tool_explain_empty(&s.o, seen, 1u << BT_A_QUEUE, "btsync",
+				"an episode opens at the Q of a sync write or "
+				"flush"))
+		tool_explain_empty(&s.o, seen, 1u << BT_A_COMPLETE, "btsync",
+				   "an episode closes at the completion of its "
+				   "flush");
 	status = tool_done(&s.o, s.r, s.t, rc);
 	tool_free_rows(s.rows, offsetof(struct row, lat));
 	bt_sync_free(sy);

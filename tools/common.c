@@ -387,17 +387,56 @@ static void seen_names(uint32_t seen, const char *sep, char *buf, size_t len)
 			 n ? sep : "");
 }
 
-void tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
-			const char *what)
+#define SEEN(a)	(1u << (a))
+
+/* What each tool needs: every event of all, and one of any (if not 0). */
+static const struct {
+	const char *run;
+	uint32_t all, any;
+} works[] = {
+	{ "btsize", SEEN(BT_A_ISSUE), 0 },
+	{ "btsize --at=Q", SEEN(BT_A_QUEUE), 0 },
+	{ "btmerge", 0, SEEN(BT_A_QUEUE) | SEEN(BT_A_REMAP) },
+	{ "btlat (d2c)", SEEN(BT_A_ISSUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btlat (q2c)", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btsync", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btslice", 0, SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) | TOOL_SEEN_MESSAGE },
+	{ "btslice --from=events", SEEN(BT_A_ISSUE),
+	  SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) },
+	{ "btslice --from=messages", 0, TOOL_SEEN_MESSAGE },
+	{ "btcat", 0, 0 },
+};
+
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why)
 {
-	char lacks[160], has[160];
+	char lacks[160], has[160], ok[256];
+	size_t n = 0;
 
 	if (!seen || (seen & need))
-		return;
+		return 0;
 	seen_names(need, " or ", lacks, sizeof(lacks));
 	seen_names(seen, ", ", has, sizeof(has));
-	fprintf(stderr, "%s: nothing to report: the trace has no %s (only "
-		"%s); %s\n", o->prog, lacks, has, what);
+	ok[0] = '\0';
+	/* The tool's own other options first: only when none works, others. */
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (size_t i = 0; i < sizeof(works) / sizeof(works[0]); i++) {
+			size_t l = strlen(o->prog);
+			int own = !strncmp(works[i].run, o->prog, l) &&
+				  (!works[i].run[l] || works[i].run[l] == ' ');
+
+			if (own == pass || !strcmp(works[i].run, self) ||
+			    (seen & works[i].all) != works[i].all ||
+			    (works[i].any && !(seen & works[i].any)))
+				continue;
+			n += (size_t)snprintf(ok + n, n < sizeof(ok) ?
+					      sizeof(ok) - n : 0, "%s%s",
+					      n ? ", " : "", works[i].run);
+		}
+	}
+	fprintf(stderr, "%s: nothing to report: the trace has no %s (only %s): "
+		"%s; what works on it: %s\n", o->prog, lacks, has, why, ok);
+	return 1;
 }
 
 void tool_put_dist(struct bt_table *t, struct bt_dist *d)

@@ -128,14 +128,15 @@ int tool_done(const struct bt_opts *o, const struct bt_reader *r,
 #define TOOL_SEEN_MESSAGE	(1u << 31)
 void tool_seen(uint32_t *seen, const struct bt_event *ev);
 /*
- * When a report has no row because the trace has none of the events in
- * need (TOOL_SEEN_* / 1 << BT_A_* bits): say so on stderr, naming the
- * events it lacks and the ones it has, then what: why the tool needs them
- * and what works on this trace.  Says nothing when some were there (the
- * workload simply did not do it) or when nothing at all was read.
+ * When the trace has none of the events in need (bits as in tool_seen),
+ * the report can have no row: say so on stderr, naming the events it
+ * lacks and the ones it has, why the tool needs them (why), and which
+ * tools (with options) do compute something on it; self names the run
+ * that failed ("btsize --at=Q") to leave it out.  Returns 1 when it spoke,
+ * 0 when some event in need was there or nothing at all was read.
  */
-void tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
-			const char *what);
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why);
 
 /*
  * The latency columns of a per-process row: mean, p50, p95, p99 and max
