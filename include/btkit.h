@@ -540,8 +540,9 @@ int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
 
 /*
  * A distribution of u64 samples (ns, bytes): exact count, sum, min, max;
- * quantiles exact while n <= BT_DIST_EXACT, then from log-linear buckets
- * (relative error under 1/64).  Memory per distribution is bounded.
+ * quantiles exact while n <= BT_DIST_EXACT, then the middle of the
+ * log-linear bucket of the nearest-rank sample (relative error under
+ * 1/128).  Memory per distribution is bounded.
  */
 #define BT_DIST_EXACT		1024
 struct bt_dist {

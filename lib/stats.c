@@ -4,9 +4,11 @@
  * BT_DIST_EXACT samples are kept as they are, so small traces get exact
  * nearest-rank percentiles; past that the samples move into log-linear
  * buckets (64 per power of two, values below 128 exact), which bounds the
- * memory of a distribution whatever the trace length and keeps the
- * relative error of a quantile under 1/64.  Power-of-two histograms are
- * for biolatency-style size charts.
+ * memory of a distribution whatever the trace length.  A quantile is then
+ * the middle of the bucket holding the nearest-rank sample: at most half
+ * a bucket width, 2^(e-7) for values in [2^e, 2^(e+1)), from it, so the
+ * relative error stays under 1/128.  Power-of-two histograms are for
+ * biolatency-style size charts.
  */
 #include <errno.h>
 #include <stdlib.h>
