@@ -124,6 +124,9 @@ static void parse_args(struct size *s, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */
+	if (s->graph && s->o.csv)
+		bt_usage_error(&s->o, "-g draws bar charts, which have no CSV "
+			       "form: use -g or -c");
 	s->so.has_pid = bt_opts_take_pid(&s->o, &s->so.pid);
 	if (s->so.has_pid)
 		s->so.per_pid = 1;

@@ -142,8 +142,11 @@ static void print(struct slicer *s, struct bt_table *t)
 		bt_table_u64(t, r->censored);
 		bt_table_us(t, r->total);
 		tool_put_dist(t, &r->wait);
-		bt_table_double(t, r->total ? (double)r->idle /
-					      (double)r->total : 0.0, 3);
+		if (r->episodes)
+			bt_table_double(t, r->total ? (double)r->idle /
+						      (double)r->total : 0.0, 3);
+		else
+			tool_put_empty(t, 1);	/* no wait: no share of it */
 		bt_table_u64(t, r->foreign);
 		bt_table_end_row(t);
 	}

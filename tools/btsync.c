@@ -112,8 +112,12 @@ static void print(struct syncer *s, struct bt_table *t)
 		bt_table_str(t, bt_tool_comm(s->r, k.pid));
 		bt_table_u64(t, ep);
 		tool_put_dist(t, &r->lat);
-		bt_table_double(t, ep ? (double)r->data / (double)ep / 1000.0 : 0, 3);
-		bt_table_double(t, ep ? (double)r->flush / (double)ep / 1000.0 : 0, 3);
+		if (ep) {
+			bt_table_double(t, (double)r->data / (double)ep / 1000.0, 3);
+			bt_table_double(t, (double)r->flush / (double)ep / 1000.0, 3);
+		} else {
+			tool_put_empty(t, 2);
+		}
 		bt_table_u64(t, r->self);
 		bt_table_u64(t, r->journal);
 		bt_table_u64(t, r->fua);

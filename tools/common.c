@@ -441,11 +441,21 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 
 void tool_put_dist(struct bt_table *t, struct bt_dist *d)
 {
+	if (!d->n) {
+		tool_put_empty(t, 5);
+		return;
+	}
 	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
 	bt_table_us(t, bt_dist_quantile(d, 0.50));
 	bt_table_us(t, bt_dist_quantile(d, 0.95));
 	bt_table_us(t, bt_dist_quantile(d, 0.99));
-	bt_table_us(t, d->n ? d->max : 0);
+	bt_table_us(t, d->max);
+}
+
+void tool_put_empty(struct bt_table *t, unsigned n)
+{
+	while (n--)
+		bt_table_str(t, "");
 }
 
 void tool_free_rows(struct bt_group *g, size_t off)

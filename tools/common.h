@@ -140,9 +140,12 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 
 /*
  * The latency columns of a per-process row: mean, p50, p95, p99 and max
- * of d (ns) in microseconds with three decimals.
+ * of d (ns) in microseconds with three decimals; empty cells when d has
+ * no sample (a row of censored or invalid episodes only), not 0.000.
  */
 void tool_put_dist(struct bt_table *t, struct bt_dist *d);
+/* n empty cells: a figure that does not exist (a mean of nothing). */
+void tool_put_empty(struct bt_table *t, unsigned n);
 /* Free the distribution at byte offset off of every value of g, then g. */
 void tool_free_rows(struct bt_group *g, size_t off);
 
