@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "btkit.h"
+#include "internal.h"
 
 enum { OP_R, OP_W, OP_ALL, NOPS };
 static const char *const op_name[NOPS] = { "R", "W", "all" };
@@ -36,8 +37,7 @@ struct bt_merge {
 	struct bt_group *g;	/* struct grp by dev and owner */
 	struct bt_group *devs;	/* struct devst by dev */
 	int err;		/* -ENOMEM met in the done callback */
-	void (*next_done)(const struct bt_request *rq, void *arg);
-	void *next_arg;
+	struct bt_done_link next;	/* the tracker's callback before ours */
 };
 
 enum what { Q, BACK, FRONT, D, BLK, BIOS };
@@ -98,16 +98,12 @@ static void on_done(const struct bt_request *rq, void *arg)
 		    add(m, rq->dev, rq->pid, rq->category, BIOS, rq->nbios) < 0)
 			m->err = -ENOMEM;
 	}
-	if (m->next_done)
-		m->next_done(rq, m->next_arg);
+	bt_done_next(&m->next, rq);
 }
 
 void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to)
 {
-	m->next_done = to->done;
-	m->next_arg = to->arg;
-	to->done = on_done;
-	to->arg = m;
+	bt_done_chain(&m->next, to, on_done, m);
 }
 
 int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,

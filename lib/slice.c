@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
+#include "internal.h"
 
 #define RING		1024	/* recent dispatches kept per device for top_other */
 #define TOP_SLOTS	16	/* distinct pids weighed when finding top_other */
@@ -76,9 +77,7 @@ struct bt_slice {
 	struct table owners;	/* key: pid */
 	struct table queues;	/* key: see queue_key() */
 	uint64_t now;		/* ns: latest event time */
-	/* the tracker's done callback that was there before bt_slice_attach */
-	void (*next_done)(const struct bt_request *rq, void *arg);
-	void *next_arg;
+	struct bt_done_link next;	/* the tracker's callback before ours */
 };
 
 static uint64_t mix(uint64_t k, uint32_t dev)
@@ -571,16 +570,12 @@ static void on_done(const struct bt_request *rq, void *arg)
 	struct bt_slice *s = arg;
 
 	bt_slice_forget(s, rq);
-	if (s->next_done)
-		s->next_done(rq, s->next_arg);
+	bt_done_next(&s->next, rq);
 }
 
 void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to)
 {
-	s->next_done = to->done;
-	s->next_arg = to->arg;
-	to->done = on_done;
-	to->arg = s;
+	bt_done_chain(&s->next, to, on_done, s);
 }
 
 void bt_slice_finish(struct bt_slice *s)
