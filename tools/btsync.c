@@ -134,8 +134,9 @@ static void usage(const char *prog)
 	       "reads stdin.\n\n"
 	       "Options:\n%s"
 	       "  -e, --episodes         one line per episode instead of per process\n"
-	       "  -J, --journal-pid PID  PID's flushes close others' episodes, as\n"
-	       "                         jbd2/* and kjournald* threads' do (repeatable)\n"
+	       "  -J, --journal-pid PID  PID is a journal thread, as jbd2/* and\n"
+	       "                         kjournald* are: its flushes close others'\n"
+	       "                         episodes, its commits are its own (repeatable)\n"
 	       "  -A, --any-flush        any process's flush closes others' episodes\n",
 	       prog, bt_common_usage);
 }
