@@ -811,7 +811,7 @@ char *bt_sched_queue_name(const struct bt_sched_msg *m, char *buf, size_t len);
 /* lib/slice.c */
 
 /*
- * Slice waits (DESIGN.md "Slice wait"), from both sources at once:
+ * Slice waits (btkit(7) "Slice wait"), from both sources at once:
  * scheduler messages (a queue waits from backlog, or from the end of its
  * service while still backlogged, to its service start; a dispatch of one
  * of its own requests before that, as BFQ injection does, also ends the
@@ -883,7 +883,7 @@ void bt_slice_free(struct bt_slice *s);
 /* lib/sync.c */
 
 /*
- * fdatasync episodes (DESIGN.md "fdatasync episode") per device and pid:
+ * fdatasync episodes (btkit(7) "fdatasync episode") per device and pid:
  * open at the Q of a sync write or flush-class bio, data phase until every
  * write bio of the episode completed (bios are followed by sector range,
  * so merges and splits do not matter), then the first flush-class bio
