@@ -566,8 +566,9 @@ int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
 
 /*
  * A distribution of u64 samples (ns, bytes): exact count, sum, min, max;
- * quantiles exact while n <= BT_DIST_EXACT, then from log-linear buckets
- * (relative error under 1/64).  Memory per distribution is bounded.
+ * quantiles exact while n <= BT_DIST_EXACT, then the middle of the
+ * log-linear bucket of the nearest-rank sample (relative error under
+ * 1/128).  Memory per distribution is bounded.
  */
 #define BT_DIST_EXACT		1024
 struct bt_dist {
@@ -594,6 +595,8 @@ struct bt_log2 {
 void bt_log2_add(struct bt_log2 *h, uint64_t v);
 /* Bounds of bucket k, inclusive. */
 void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi);
+/* First and last non-empty bucket: 1, or 0 when h is empty. */
+int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi);
 
 /* ----------------------------------------------------------------- group */
 /* lib/group.c */
@@ -889,8 +892,16 @@ int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts);
 int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 		  const struct bt_request *rq);
 /*
- * The tracker gave up on rq (BT_RQ_EXPIRED, from its done callback): stop
- * counting it as pending or in flight, so its owner can wait again.
+ * Before bt_tracker_new(): make the tracker hand its finished requests to
+ * s, which forgets the ones the tracker gave up on (bt_slice_forget).  A
+ * done callback already in *to is still called, after s's, so several
+ * analyses can share one tracker.
+ */
+void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to);
+/*
+ * The tracker gave up on rq (BT_RQ_EXPIRED; other requests are ignored):
+ * stop counting it as pending or in flight, so its owner can wait again.
+ * bt_slice_attach() calls it; a caller with its own done callback may.
  */
 void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq);
 /* End of trace: episodes still waiting go to the callback as censored. */
@@ -907,13 +918,16 @@ void bt_slice_free(struct bt_slice *s);
  * write bio of the episode completed (bios are followed by sector range,
  * so merges and splits do not matter), then the first flush-class bio
  * queued by the pid itself or a journal thread (or anyone with any_flush)
- * closes the episode at its completion.
+ * closes the episode at its completion.  A journal thread (jbd2/...,
+ * kjournald, journal_pids) has episodes of its own too: from its first
+ * sync write (journal blocks) or flush to the completion of its commit,
+ * flagged BT_SYNC_JOURNAL.
  */
 struct bt_sync;
 
 /* struct bt_sync_ep flags: how the episode closed. */
 #define BT_SYNC_SELF		(1u << 0)	/* the pid's own empty flush */
-#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's (or, any_flush, another pid's) flush */
+#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's flush (any_flush: anyone's), or its own commit */
 #define BT_SYNC_FUA		(1u << 2)	/* the pid's data-bearing PREFLUSH/FUA write */
 #define BT_SYNC_NOFLUSH		(1u << 3)	/* no flush within the window: closed at data end */
 #define BT_SYNC_INVALID		(1u << 4)	/* the pid queued other I/O meanwhile */
@@ -952,5 +966,102 @@ void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);
 /* 1 when comm names a journal thread ("jbd2/sda1-8", "kjournald"). */
 int bt_sync_is_journal(const char *comm);
+
+/* lib/merge.c */
+
+/*
+ * Merge ratios (btkit(7) "Merge ratio") per device and op (R, W, all),
+ * optionally per owner process, computed as btt's "Device Merge
+ * Information": #Q = Q events with bytes plus requeues, raised to #D;
+ * #D = D events with bytes; blocks from completions, their average over
+ * #D; nothing of a device counted before its first Q or A (btt drops
+ * those events).  Unlike btt, cgroup-flagged events count.  Feed every
+ * event with the request the tracker says it touched, and route the
+ * tracker's finished requests to it with bt_merge_attach() (bios per
+ * request).  Memory follows the number of (device, owner) pairs.
+ */
+struct bt_merge;
+
+struct bt_merge_opts {
+	int per_pid;		/* rows per owner (pid of the request's first Q) */
+	int has_pid;		/* only the requests pid owns */
+	uint32_t pid;
+};
+
+struct bt_merge_row {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid */
+	const char *op;		/* "R", "W" or "all" */
+	uint64_t q;		/* bios queued with bytes plus requeues, at least d */
+	uint64_t back, front;	/* back and front merges */
+	uint64_t d;		/* requests dispatched with bytes */
+	double ratio;		/* q / d; 0 without d */
+	double bios_per_rq;	/* bios per completed request with bytes; 0 if none */
+	uint64_t blk_min, blk_avg, blk_max, blk_total;	/* 512-byte blocks; avg over d */
+};
+
+/* 0 or -ENOMEM / -EINVAL. */
+int bt_merge_new(struct bt_merge **out, const struct bt_merge_opts *opts);
+/*
+ * Before bt_tracker_new(): make the tracker hand its finished requests to
+ * m.  A done callback already in *to is still called, after m's, so
+ * several analyses can share one tracker.
+ */
+void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to);
+/* One event (notes, PC ignored) and its request (NULL if none).  0 or -ENOMEM. */
+int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
+		  const struct bt_request *rq);
+/*
+ * The rows, sorted by device and owner, R, W, all within: an op row without
+ * any count is skipped, "all" never.  row is called for each; the row is
+ * valid during the call.  0, or -ENOMEM when an earlier allocation failed.
+ */
+int bt_merge_rows(struct bt_merge *m,
+		  void (*row)(const struct bt_merge_row *r, void *arg), void *arg);
+void bt_merge_free(struct bt_merge *m);
+
+/* lib/size.c */
+
+/*
+ * Request-size histograms (btkit(7) "Size histogram"): power-of-two
+ * buckets of bytes per device and op, optionally per owner process, of
+ * the D events (what the device saw: every D, completed or not,
+ * pass-through commands included) or of the Q events (what was
+ * submitted).  Ops: 'R', 'W', 'D' discard, 'F' flush without data, 'N'
+ * any other event without data.  The owner needs the tracker's request;
+ * without per_pid and has_pid, rq may always be NULL.
+ */
+struct bt_size;
+
+struct bt_size_opts {
+	int at_q;		/* count Q events instead of D */
+	int per_pid;		/* histograms per owner (pid of the request's first Q) */
+	int has_pid;		/* only the events of requests pid owns */
+	uint32_t pid;
+};
+
+struct bt_size_hist {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid */
+	char op;		/* 'R', 'W', 'D', 'F' or 'N' */
+	const struct bt_log2 *h;	/* bytes; never empty */
+};
+
+/* 0 or -ENOMEM / -EINVAL. */
+int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts);
+/*
+ * One event and the request bt_tracker_feed() said it touched (NULL if
+ * none: the owner is then the event's pid).  0 or -ENOMEM.
+ */
+int bt_size_feed(struct bt_size *s, const struct bt_event *ev,
+		 const struct bt_request *rq);
+/*
+ * The non-empty histograms, sorted by device and owner, in op order R, W,
+ * D, F, N within; hist is called for each, valid during the call.
+ */
+void bt_size_rows(struct bt_size *s,
+		  void (*hist)(const struct bt_size_hist *h, void *arg),
+		  void *arg);
+void bt_size_free(struct bt_size *s);
 
 #endif /* BTKIT_H */

@@ -103,4 +103,32 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
 	return 0;
 }
 
+/*
+ * An analysis that wants the tracker's finished requests puts its own done
+ * callback into the tracker's options and keeps the one that was there, to
+ * call after its own: several analyses then share one tracker.
+ */
+struct bt_done_link {
+	void (*fn)(const struct bt_request *rq, void *arg);
+	void *arg;
+};
+
+static inline void bt_done_chain(struct bt_done_link *next,
+				 struct bt_tracker_opts *to,
+				 void (*fn)(const struct bt_request *, void *),
+				 void *self)
+{
+	next->fn = to->done;
+	next->arg = to->arg;
+	to->done = fn;
+	to->arg = self;
+}
+
+static inline void bt_done_next(const struct bt_done_link *next,
+				const struct bt_request *rq)
+{
+	if (next->fn)
+		next->fn(rq, next->arg);
+}
+
 #endif /* BTKIT_INTERNAL_H */

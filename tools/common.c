@@ -304,3 +304,166 @@ int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t)
 	}
 	return BT_EXIT_OK;
 }
+
+int tool_getopt(struct bt_opts *o, int argc, char **argv,
+		const char *shortopts, const struct option *longopts,
+		void (*usage)(const char *prog))
+{
+	char needs_arg[64];
+	size_t n = 0;
+	int ch;
+
+	opterr = 0;	/* our messages name the program without its path */
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (bt_opts_common(o, ch, optarg))
+			continue;
+		if (ch == 'h') {
+			usage(o->prog);
+			exit(BT_EXIT_OK);
+		}
+		if (ch != '?' && ch != ':')
+			return ch;
+		for (const char *s = shortopts; *s && n + 1 < sizeof(needs_arg); s++)
+			if (s[1] == ':' && *s != ':')
+				needs_arg[n++] = *s;
+		needs_arg[n] = '\0';
+		bt_opts_bad_option(o, argv, needs_arg);
+	}
+	return -1;
+}
+
+int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+	      struct bt_table *t, int rc)
+{
+	int status = rc < 0 ? BT_EXIT_DATA : BT_EXIT_OK;
+
+	if (t) {
+		if (bt_tool_table_done(o, t))
+			status = BT_EXIT_DATA;
+	} else if (fflush(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", o->prog,
+			strerror(errno));
+		status = BT_EXIT_DATA;
+	}
+	bt_tool_warnings(o, r);
+	return status;
+}
+
+void tool_seen(uint32_t *seen, const struct bt_event *ev)
+{
+	if (!bt_event_is_note(ev))
+		*seen |= ev->action < 31 ? 1u << ev->action : 0;
+	else if (ev->action == BT_N_MESSAGE)
+		*seen |= TOOL_SEEN_MESSAGE;
+}
+
+/*
+ * "Q, G, I events" (sep ", ") for the bits of seen, in blkparse's
+ * letters, then "scheduler messages".
+ */
+static void seen_names(uint32_t seen, const char *sep, char *buf, size_t len)
+{
+	static const char *const name[] = {
+		[BT_A_QUEUE] = "Q", [BT_A_BACKMERGE] = "M",
+		[BT_A_FRONTMERGE] = "F", [BT_A_GETRQ] = "G",
+		[BT_A_SLEEPRQ] = "S", [BT_A_REQUEUE] = "R",
+		[BT_A_ISSUE] = "D", [BT_A_COMPLETE] = "C", [BT_A_PLUG] = "P",
+		[BT_A_UNPLUG_IO] = "U", [BT_A_UNPLUG_TIMER] = "UT",
+		[BT_A_INSERT] = "I", [BT_A_SPLIT] = "X", [BT_A_BOUNCE] = "B",
+		[BT_A_REMAP] = "A",
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < sizeof(name) / sizeof(name[0]); a++) {
+		if (!(seen & (1u << a)) || !name[a])
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? sep : "", name[a]);
+	}
+	if (n)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " events");
+	if (seen & TOOL_SEEN_MESSAGE)
+		snprintf(buf + n, n < len ? len - n : 0, "%sscheduler messages",
+			 n ? sep : "");
+}
+
+#define SEEN(a)	(1u << (a))
+
+/* What each tool needs: every event of all, and one of any (if not 0). */
+static const struct {
+	const char *run;
+	uint32_t all, any;
+} works[] = {
+	{ "btsize", SEEN(BT_A_ISSUE), 0 },
+	{ "btsize --at=Q", SEEN(BT_A_QUEUE), 0 },
+	{ "btmerge", 0, SEEN(BT_A_QUEUE) | SEEN(BT_A_REMAP) },
+	{ "btlat (d2c)", SEEN(BT_A_ISSUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btlat (q2c)", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btsync", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btslice", 0, SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) | TOOL_SEEN_MESSAGE },
+	{ "btslice --from=events", SEEN(BT_A_ISSUE),
+	  SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) },
+	{ "btslice --from=messages", 0, TOOL_SEEN_MESSAGE },
+	{ "btcat", 0, 0 },
+};
+
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why)
+{
+	char lacks[160], has[160], ok[256];
+	size_t n = 0;
+
+	if (!seen || (seen & need))
+		return 0;
+	seen_names(need, " or ", lacks, sizeof(lacks));
+	seen_names(seen, ", ", has, sizeof(has));
+	ok[0] = '\0';
+	/* The tool's own other options first: only when none works, others. */
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (size_t i = 0; i < sizeof(works) / sizeof(works[0]); i++) {
+			size_t l = strlen(o->prog);
+			int own = !strncmp(works[i].run, o->prog, l) &&
+				  (!works[i].run[l] || works[i].run[l] == ' ');
+
+			if (own == pass || !strcmp(works[i].run, self) ||
+			    (seen & works[i].all) != works[i].all ||
+			    (works[i].any && !(seen & works[i].any)))
+				continue;
+			n += (size_t)snprintf(ok + n, n < sizeof(ok) ?
+					      sizeof(ok) - n : 0, "%s%s",
+					      n ? ", " : "", works[i].run);
+		}
+	}
+	fprintf(stderr, "%s: nothing to report: the trace has no %s (only %s): "
+		"%s; what works on it: %s\n", o->prog, lacks, has, why, ok);
+	return 1;
+}
+
+void tool_put_dist(struct bt_table *t, struct bt_dist *d)
+{
+	if (!d->n) {
+		tool_put_empty(t, 5);
+		return;
+	}
+	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
+	bt_table_us(t, bt_dist_quantile(d, 0.50));
+	bt_table_us(t, bt_dist_quantile(d, 0.95));
+	bt_table_us(t, bt_dist_quantile(d, 0.99));
+	bt_table_us(t, d->max);
+}
+
+void tool_put_empty(struct bt_table *t, unsigned n)
+{
+	while (n--)
+		bt_table_str(t, "");
+}
+
+void tool_free_rows(struct bt_group *g, size_t off)
+{
+	unsigned char *v;
+
+	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
+		bt_dist_free((struct bt_dist *)(void *)(v + off));
+	bt_group_free(g);
+}

@@ -101,4 +101,52 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 /* Free the table; on a write error print it and return BT_EXIT_DATA. */
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
 
+/*
+ * The option loop of an analysis tool, after bt_opts_init(): handles the
+ * common options, -h (usage(prog) to stdout, exit 0) and bad options
+ * (message, exit 2), and returns the next option of the tool's own, or -1
+ * at the end.  shortopts: BT_COMMON_SHORTOPTS followed by the tool's.
+ */
+int tool_getopt(struct bt_opts *o, int argc, char **argv,
+		const char *shortopts, const struct option *longopts,
+		void (*usage)(const char *prog));
+
+/*
+ * The end of an analysis tool's run: free the table (NULL: output went
+ * straight to stdout, which is flushed), print the reader's warnings.
+ * Returns the exit status: BT_EXIT_DATA when reading failed (rc < 0, what
+ * bt_tool_next() last returned) or output could not be written.
+ */
+int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+	      struct bt_table *t, int rc);
+
+/*
+ * What an analysis saw of the trace, to explain an empty report: bit
+ * 1 << BT_A_* for each action of the events read, TOOL_SEEN_MESSAGE for
+ * scheduler messages.
+ */
+#define TOOL_SEEN_MESSAGE	(1u << 31)
+void tool_seen(uint32_t *seen, const struct bt_event *ev);
+/*
+ * When the trace has none of the events in need (bits as in tool_seen),
+ * the report can have no row: say so on stderr, naming the events it
+ * lacks and the ones it has, why the tool needs them (why), and which
+ * tools (with options) do compute something on it; self names the run
+ * that failed ("btsize --at=Q") to leave it out.  Returns 1 when it spoke,
+ * 0 when some event in need was there or nothing at all was read.
+ */
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why);
+
+/*
+ * The latency columns of a per-process row: mean, p50, p95, p99 and max
+ * of d (ns) in microseconds with three decimals; empty cells when d has
+ * no sample (a row of censored or invalid episodes only), not 0.000.
+ */
+void tool_put_dist(struct bt_table *t, struct bt_dist *d);
+/* n empty cells: a figure that does not exist (a mean of nothing). */
+void tool_put_empty(struct bt_table *t, unsigned n);
+/* Free the distribution at byte offset off of every value of g, then g. */
+void tool_free_rows(struct bt_group *g, size_t off);
+
 #endif
