@@ -22,7 +22,7 @@ const char bt_common_usage[] =
 	"  -w, --window START:END only events from START to before END seconds\n"
 	"                         after the first event (either side may be empty)\n"
 	"  -H, --no-header        no header line\n"
-	"  -c, --csv              RFC 4180 CSV instead of tab-separated text\n"
+	"  -c, --csv              CSV (RFC 4180 quoting, LF line ends)\n"
 	"  -j, --json             JSON Lines: one object per row, no header\n"
 	"      --line-buffered    write each row out at once, as to a terminal\n"
 	"  -h, --help             this help\n"
