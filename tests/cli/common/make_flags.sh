@@ -2,9 +2,10 @@
 # the library and the tools, without the cmocka tests, helpers or bench
 # (so building needs no libcmocka-dev); the user's CPPFLAGS reach every
 # compile and LDLIBS every link; install puts the four library pieces in
-# place under PREFIX, LIBDIR and DESTDIR.
+# place under PREFIX, LIBDIR and DESTDIR.  The flags of an outer make
+# (make check WERROR=1 -j2) are left out.
 set -eu
-m() { make -s -n -B -C "$TOP" --no-print-directory B=build-make-n V=1 "$@"; }
+m() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -n -B -C "$TOP" --no-print-directory B=build-make-n V=1 "$@"; }
 m all >all.txt
 echo "all: $(grep -c -- '-lcmocka' all.txt || true) links with -lcmocka," \
 	"$(grep -c 'tests/\|bench/' all.txt || true) commands for tests or bench"
