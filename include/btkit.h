@@ -640,10 +640,12 @@ void bt_group_free(struct bt_group *g);
 
 /*
  * Report output: a header line, then rows of cells, tab-separated text
- * or RFC 4180 CSV (quoting through libcsv).  Write errors are sticky and
- * returned by bt_table_free().
+ * or RFC 4180 CSV (quoting through libcsv, LF line ends), or JSON Lines:
+ * no header, one object per row keyed by the column names, numbers as
+ * numbers, text as strings, an empty or "-" text cell and a non-finite
+ * double as null.  Write errors are sticky and returned by bt_table_free().
  */
-enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV };
+enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON };
 struct bt_table;
 int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 		 int header, const char *const *cols, size_t ncols);

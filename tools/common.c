@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common.h"
 
 const char bt_common_usage[] =
@@ -21,7 +23,9 @@ const char bt_common_usage[] =
 	"  -w, --window START:END only events from START to before END seconds\n"
 	"                         after the first event (either side may be empty)\n"
 	"  -H, --no-header        no header line\n"
-	"  -c, --csv              RFC 4180 CSV instead of tab-separated text\n"
+	"  -c, --csv              CSV (RFC 4180 quoting, LF line ends)\n"
+	"  -j, --json             JSON Lines: one object per row, no header\n"
+	"      --line-buffered    write each row out at once, as to a terminal\n"
 	"  -h, --help             this help\n"
 	"  -V, --version          print the version\n";
 
@@ -33,6 +37,8 @@ void bt_opts_init(struct bt_opts *o, const char *prog)
 	o->prog = slash ? slash + 1 : (prog ? prog : "btkit");
 	o->header = true;
 	o->win_end = UINT64_MAX;
+	/* A terminal is read as rows come (stdio line-buffers it too). */
+	o->line_buffered = isatty(STDOUT_FILENO);
 }
 
 void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
@@ -132,16 +138,57 @@ static bool parse_dev(const char *arg, uint32_t *dev)
 	return true;
 }
 
-/* Seconds, decimal with up to 9 fraction digits, into ns; empty = dflt. */
+bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	return parse_uint(s, s + strlen(s), max, out);
+}
+
+/* strtod over s..end exactly: finite, >= 0, nothing left over. */
+static bool parse_double(const char *s, const char *end, double *out)
+{
+	char buf[64], *stop;
+	size_t n = (size_t)(end - s);
+	double v;
+
+	/* A sign or blank strtod would skip is refused here. */
+	if (!n || n >= sizeof(buf) || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtod(buf, &stop);
+	if (stop != buf + n || errno == ERANGE || !isfinite(v) || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool bt_tool_parse_double(const char *s, double *out)
+{
+	return parse_double(s, s + strlen(s), out);
+}
+
+/*
+ * Seconds into ns; empty = dflt.  A plain decimal (up to 9 fraction
+ * digits) is converted exactly; any other form strtod reads ("1e1") goes
+ * through a double, rounded to the nearest ns.
+ */
 static bool parse_secs(const char *s, const char *end, uint64_t dflt,
 		       uint64_t *ns)
 {
 	const char *dot = memchr(s, '.', (size_t)(end - s));
 	uint64_t whole = 0, frac = 0;
 	size_t digits;
+	double v;
 
 	if (s == end) {
 		*ns = dflt;
+		return true;
+	}
+	if (strspn(s, "0123456789.") < (size_t)(end - s)) {
+		if (!parse_double(s, end, &v) || v * 1e9 >= 18446744073709551615.0)
+			return false;
+		*ns = (uint64_t)(v * 1e9 + 0.5);
 		return true;
 	}
 	if (dot) {
@@ -194,6 +241,16 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg)
 		return 1;
 	case 'c':
 		o->csv = true;
+		o->json = false;
+		return 1;
+	case 'j':
+		o->json = true;
+		o->csv = false;
+		return 1;
+	case BT_OPT_LINE_BUFFERED:
+		/* Before any output: stdio then writes at each newline. */
+		o->line_buffered = true;
+		setvbuf(stdout, NULL, _IOLBF, 0);
 		return 1;
 	case 'V':
 		printf("%s btkit %s\n", o->prog, BT_VERSION);
@@ -284,8 +341,9 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols)
 {
 	struct bt_table *t;
-	int rc = bt_table_new(&t, stdout, o->csv ? BT_TABLE_CSV : BT_TABLE_TSV,
-			      o->header, cols, ncols);
+	enum bt_table_fmt fmt = o->json ? BT_TABLE_JSON :
+				o->csv ? BT_TABLE_CSV : BT_TABLE_TSV;
+	int rc = bt_table_new(&t, stdout, fmt, o->header, cols, ncols);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", o->prog, strerror(-rc));
