@@ -205,7 +205,8 @@ static uint32_t kind_cols(const struct bt_plot_opts *o)
 	switch (o->kind) {
 	case BT_PLOT_HEATMAP: return 256;
 	case BT_PLOT_OFFSET: return 160;
-	case BT_PLOT_WAITS: return 512;
+	case BT_PLOT_WAITS: return 320;
+	/* --bin: the width asked for is kept up to 2048 columns */
 	default: return o->bin_ns ? 2048 : 256;
 	}
 }
@@ -247,7 +248,8 @@ int bt_plot_new(struct bt_plot **out, const struct bt_plot_opts *o,
 	/* The origin is not known yet: set at the first event. */
 	if (!rc && rows)
 		rc = bt_bins_init(&p->bins, kind_cols(o), rows, 0,
-				  o->bin_ns ? o->bin_ns : START_WIDTH, 0);
+				  o->bin_ns && o->kind != BT_PLOT_HEATMAP ?
+				  o->bin_ns : START_WIDTH, 0);
 	if (rc) {
 		bt_plot_free(p);
 		return rc;

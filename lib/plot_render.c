@@ -344,7 +344,9 @@ static void legend_gradient(struct bt_svg *s, double x, double y, double h,
 
 		line(s, x + 18, yy, x + 23, yy, "ax");
 		snprintf(b, sizeof(b), "%" PRIu64, v);
-		text_at(s, x + 26, yy + 4, NULL, b);
+		/* Not under the top's label. */
+		if (yy > y + 14 || cmax == 1)
+			text_at(s, x + 26, yy + 4, NULL, b);
 		if (v > UINT64_MAX / 10)
 			break;
 	}
@@ -986,11 +988,9 @@ static void lane_runs(struct bt_svg *s, const struct frame *fr,
 		col_range(cr1, sizeof(cr1), start, width);
 		col_range(cr2, sizeof(cr2), c - 1, width);
 		*strchr(cr1, '-') = '\0';
-		snprintf(t, sizeof(t), "%s: %s, %s-%s: %s%s (%u%% of the time)",
+		snprintf(t, sizeof(t), "%s: %s, %s-%s: %s (%u%%)",
 			 name, what, cr1, strchr(cr2, '-') + 1,
-			 fmt_dur(d1, (double)sum),
-			 row == BT_LANE_SERVED ? " of request time at the driver" :
-			 " waited", (unsigned)(sum >= (c - start) * width ? 100 :
+			 fmt_dur(d1, (double)sum), (unsigned)(sum >= (c - start) * width ? 100 :
 			 sum * 100 / ((c - start) * width)));
 		rect(s, fx(fr, start * colw), y, fx(fr, c * colw) - fx(fr, start * colw),
 		     h, colour, q / 4.0, NULL, t);
@@ -1006,7 +1006,7 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 	double height, y;
 	struct bt_svg *s;
 	struct frame fr;
-	char b[512], name[64], d1[40], d2[40], d3[40];
+	char b[512], name[64], d1[40], d2[40], d3[40], d4[40];
 	int rc;
 
 	if (n > 8)
@@ -1022,7 +1022,8 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 	if (rc < 0)
 		return rc;
 	snprintf(b, sizeof(b), "one lane per process (the %u that waited longest "
-		 "per trace); column %s; opacity: share of the column covered",
+		 "per trace); column %s; opacity: share of the column covered; "
+		 "hover: time covered (share)",
 		 p[0]->o.top, fmt_dur(d1, (double)width));
 	heading(s, "Who waited while whom was served: fdatasync episodes and "
 		"slice waits", b);
@@ -1031,8 +1032,7 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 	y = TOP + GAP;
 	for (size_t i = 0; i < n; i++) {
 		unsigned sr = slice_row(p[i]);
-		const char *sw = p[i]->use_msg ? "slice wait (scheduler messages)" :
-			"slice wait (events only)";
+		const char *sw = "slice wait";
 
 		snprintf(b, sizeof(b), "%s: slice waits from %s", p[i]->label,
 			 p[i]->use_msg ? "scheduler messages" : "events only");
@@ -1059,7 +1059,7 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 				 fmt_dur(d1, (double)l->total[BT_LANE_FSYNC]),
 				 fmt_dur(d2, (double)l->max[BT_LANE_FSYNC]),
 				 l->count[sr], sw, fmt_dur(d3, (double)l->total[sr]),
-				 fmt_dur(d1, (double)l->max[sr]),
+				 fmt_dur(d4, (double)l->max[sr]),
 				 l->count[BT_LANE_SERVED]);
 			bt_svg_open(s, "text");
 			bt_svg_attr_num(s, "x", fr.x - 7, 1);
@@ -1071,7 +1071,7 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 			lane_runs(s, &fr, p[i], idx, BT_LANE_FSYNC, ly + 2, 9,
 				  "#e69f00", "fdatasync episode", width);
 			lane_runs(s, &fr, p[i], idx, BT_LANE_SERVED, ly + 12, 3,
-				  "#009e73", "served", width);
+				  "#009e73", "requests at the driver", width);
 			lane_runs(s, &fr, p[i], idx, sr, ly + 16, 8, "#0072b2", sw,
 				  width);
 		}
