@@ -205,7 +205,7 @@ static uint32_t kind_cols(const struct bt_plot_opts *o)
 	switch (o->kind) {
 	case BT_PLOT_HEATMAP: return 256;
 	case BT_PLOT_OFFSET: return 160;
-	case BT_PLOT_WAITS: return 320;
+	case BT_PLOT_WAITS: return 256;
 	/* --bin: the width asked for is kept up to 2048 columns */
 	default: return o->bin_ns ? 2048 : 256;
 	}

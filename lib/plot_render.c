@@ -953,37 +953,55 @@ static void lane_name(const struct bt_plot *p, unsigned idx, char *buf,
 			 l->pid);
 }
 
+/* A lane's column is full when covered 98% or more: drawn as one with its full neighbours. */
+static int full(uint64_t v, uint64_t width)
+{
+	return v >= width - width / 50;
+}
+
+/*
+ * One bar of a lane row: the length of a partly covered column is the time
+ * covered (at least a sliver, so that a 5 us wait in a 30 ms column shows
+ * without looking like 30 ms), against the full neighbour when there is
+ * one, so that an episode runs on unbroken; full columns in a row are one
+ * bar.
+ */
 static void lane_runs(struct bt_svg *s, const struct frame *fr,
 		      const struct bt_plot *p, unsigned idx, unsigned row,
 		      double y, double h, const char *colour,
 		      const char *what, uint64_t width)
 {
 	const struct bt_bins *b = &p->bins;
-	double colw = (double)width / 1e9;
+	uint32_t r = idx * BT_LANE_ROWS + row, c = 0, start;
+	double colw = (double)width / 1e9, x0, x1, len;
 	char name[64], t[400], cr1[64], cr2[64], d1[40];
-	uint32_t c = 0, start;
 
 	lane_name(p, idx, name, sizeof(name));
 	while (c < b->used) {
-		uint64_t v = bt_bins_at(b, c, idx * BT_LANE_ROWS + row), sum;
-		unsigned q;
+		uint64_t v = bt_bins_at(b, c, r), sum = 0;
 
 		if (!v) {
 			c++;
 			continue;
 		}
-		/* A run: neighbours covered to the same quarter. */
-		q = v >= width ? 4 : (unsigned)(v * 4 / width) + 1;
 		start = c;
-		sum = 0;
-		while (c < b->used) {
-			uint64_t x = bt_bins_at(b, c, idx * BT_LANE_ROWS + row);
-			unsigned qq = x >= width ? 4 : (unsigned)(x * 4 / width) + 1;
-
-			if (!x || qq != q)
-				break;
-			sum += x;
+		if (full(v, width)) {
+			while (c < b->used && full(bt_bins_at(b, c, r), width))
+				sum += bt_bins_at(b, c++, r);
+			x0 = fx(fr, start * colw);
+			x1 = fx(fr, c * colw);
+		} else {
+			sum = v;
 			c++;
+			x0 = fx(fr, start * colw);
+			x1 = fx(fr, c * colw);
+			len = (x1 - x0) * (double)v / (double)width;
+			if (len < 0.8)
+				len = 0.8;
+			if (c < b->used && full(bt_bins_at(b, c, r), width))
+				x0 = x1 - len;
+			else
+				x1 = x0 + len;
 		}
 		col_range(cr1, sizeof(cr1), start, width);
 		col_range(cr2, sizeof(cr2), c - 1, width);
@@ -992,8 +1010,7 @@ static void lane_runs(struct bt_svg *s, const struct frame *fr,
 			 name, what, cr1, strchr(cr2, '-') + 1,
 			 fmt_dur(d1, (double)sum), (unsigned)(sum >= (c - start) * width ? 100 :
 			 sum * 100 / ((c - start) * width)));
-		rect(s, fx(fr, start * colw), y, fx(fr, c * colw) - fx(fr, start * colw),
-		     h, colour, q / 4.0, NULL, t);
+		rect(s, x0, y, x1 - x0, h, colour, 1, NULL, t);
 	}
 }
 
@@ -1022,8 +1039,8 @@ static int render_waits(struct bt_plot *const *p, size_t n, FILE *f)
 	if (rc < 0)
 		return rc;
 	snprintf(b, sizeof(b), "one lane per process (the %u that waited longest "
-		 "per trace); column %s; opacity: share of the column covered; "
-		 "hover: time covered (share)",
+		 "per trace); column %s; a bar's length within a column: the "
+		 "time covered",
 		 p[0]->o.top, fmt_dur(d1, (double)width));
 	heading(s, "Who waited while whom was served: fdatasync episodes and "
 		"slice waits", b);

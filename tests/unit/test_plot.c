@@ -7,7 +7,8 @@
  * agree once brought to one width; latency buckets, the libm-free log2 and
  * tick steps; and the plots: a long stream of requests keeps the grid and
  * the picture's size fixed, two traces share one colour scale, plots of
- * different kinds are refused.
+ * different kinds are refused, depth is the mean in flight, and a wait's
+ * bar is as long as the wait, not as its column.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -366,6 +367,45 @@ static void test_plot_depth_is_mean_in_flight(void **state)
 	bt_plot_free(p);
 }
 
+static void test_plot_waits_bar_length_is_time_waited(void **state)
+{
+	struct bt_plot *p = plot_new(BT_PLOT_WAITS, "w");
+	struct bt_slice_ep ep;
+	const char *tiny;
+	char *svg;
+	int rc;
+
+	(void)state;
+	feed_span(p, 0, 100000000);	/* 100 ms: 512 us columns */
+	memset(&ep, 0, sizeof(ep));
+	ep.pid = 5;
+	ep.source = BT_SLICE_EVENTS;
+	ep.queue = BT_SLICE_PROC;
+	ep.start = 10000000;		/* 10 ms to 60 ms */
+	ep.end = 60000000;
+	ep.wait = ep.end - ep.start;
+	assert_int_equal(bt_plot_slice(p, &ep, "p5"), 0);
+	ep.start = 80000000;		/* 5 us */
+	ep.end = 80005000;
+	ep.wait = 5000;
+	assert_int_equal(bt_plot_slice(p, &ep, "p5"), 0);
+	svg = render(&p, 1, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(p->bins.width, 512000);
+	/* The long wait: its two partly covered ends and one bar between. */
+	assert_int_equal(count(svg, "<title>p5 5: slice wait, "), 3 + 1);
+	assert_non_null(strstr(svg, "slice wait, 0.01024-0.0599 s: 49.7 ms (100%)"));
+	/* The 5 us wait is a sliver, not a 512 us column. */
+	tiny = strstr(svg, "5 \xc2\xb5s (0%)</title>");
+	assert_non_null(tiny);
+	while (tiny > svg && strncmp(tiny, "<rect", 5))
+		tiny--;
+	assert_non_null(strstr(tiny, "width=\"0.8\""));
+	assert_true(strstr(tiny, "width=\"0.8\"") < strstr(tiny, "<title>"));
+	free(svg);
+	bt_plot_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_plot_two_traces_share_one_colour_scale),
 		cmocka_unit_test(test_plot_render_refuses_mixed_kinds),
 		cmocka_unit_test(test_plot_depth_is_mean_in_flight),
+		cmocka_unit_test(test_plot_waits_bar_length_is_time_waited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
