@@ -621,7 +621,9 @@ static int render_offset(struct bt_plot *const *p, size_t n, FILE *f)
 		 "the most I/O in the cell; opacity: I/Os in the cell (log)",
 		 fmt_dur(d1, (double)cw), fmt_bytes(d2, (double)rw * 512));
 	heading(s, "Offset over time: where on the disk each process group "
-		"reads and writes", b);
+		"reads and writes", panels ? b : "no read or write with data");
+	if (!panels)
+		text_at(s, 90, TOP + GAP + 20, NULL, "no read or write with data");
 	fr = (struct frame){ 90, 0, WIDTH - 90 - RIGHT, ph,
 			     span_s(p, 0, cw, used) };
 	rowh = ph / (double)rused;

@@ -147,7 +147,10 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 	pl->has_pid = bt_opts_take_pid(&pl->o, &pl->want_pid);
 }
 
-/* LABEL=PATH unless a file of that name exists; else the file's name up to its first '.'. */
+/*
+ * LABEL=PATH unless a file of that name exists; else the file's name up
+ * to its first '.' ("stdin" for -).
+ */
 static const char *split_label(char *arg, char *label, size_t len)
 {
 	char *eq = strchr(arg, '='), *slash;
@@ -159,6 +162,10 @@ static const char *split_label(char *arg, char *label, size_t len)
 		n = (size_t)(eq - arg);
 		snprintf(label, len, "%.*s", (int)(n < len ? n : len - 1), arg);
 		return eq + 1;
+	}
+	if (!strcmp(arg, "-")) {
+		snprintf(label, len, "stdin");
+		return arg;
 	}
 	slash = strrchr(arg, '/');
 	base = slash && slash[1] ? slash + 1 : arg;

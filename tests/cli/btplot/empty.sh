@@ -5,3 +5,9 @@ tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 btplot -k heatmap -o "$tmp/e.svg" "$tmp/empty.bin" 2>&1 | sed "s|$tmp/||"
 echo "exit ${PIPESTATUS[0]}"
 xmllint --noout "$tmp/e.svg" && perl tests/cli/btplot/svgsum.pl <"$tmp/e.svg"
+# The other kinds too: well-formed, and the offset picture says it is empty.
+for k in offset iops depth waits; do
+	btplot -k "$k" "$tmp/empty.bin" 2>/dev/null >"$tmp/e.svg"
+	xmllint --noout "$tmp/e.svg" && echo "$k: well-formed"
+done
+btplot -k offset "$tmp/empty.bin" 2>/dev/null | grep -o -m1 'no read[^<]*'
