@@ -83,6 +83,7 @@ uint32_t bt_bins_col(struct bt_bins *b, uint64_t t)
 	uint64_t rel = t > b->origin ? t - b->origin : 0;
 	uint32_t c;
 
+	/* No overflow: width * ncols passes any u64 before width passes 2^63. */
 	while (rel / b->width >= b->ncols)
 		merge_cols(b);
 	c = (uint32_t)(rel / b->width);
@@ -128,7 +129,8 @@ void bt_bins_span(struct bt_bins *b, uint64_t from, uint64_t to,
 	c = bt_bins_col(b, from);
 	for (; c <= last; c++) {
 		lo = b->origin + (uint64_t)c * b->width;
-		hi = lo + b->width;
+		/* The last column of a grid near 2^64 ns ends past it. */
+		hi = lo > UINT64_MAX - b->width ? UINT64_MAX : lo + b->width;
 		b->cell[(size_t)c * b->nrows + row] +=
 			(to < hi ? to : hi) - (from > lo ? from : lo);
 	}
@@ -136,13 +138,13 @@ void bt_bins_span(struct bt_bins *b, uint64_t from, uint64_t to,
 
 void bt_bins_coarsen(struct bt_bins *b, uint64_t w)
 {
-	while (b->width < w)
+	while (b->width < w && b->width <= UINT64_MAX / 2)
 		merge_cols(b);
 }
 
 void bt_bins_coarsen_rows(struct bt_bins *b, uint64_t w)
 {
-	while (b->rwidth && b->rwidth < w)
+	while (b->rwidth && b->rwidth < w && b->rwidth <= UINT64_MAX / 2)
 		merge_rows(b);
 }
 

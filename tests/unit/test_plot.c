@@ -153,6 +153,26 @@ static void test_plot_bins_coarsen_brings_grids_to_one_width(void **state)
 	bt_bins_free(&b);
 }
 
+static void test_plot_bins_times_near_2_64_are_kept(void **state)
+{
+	struct bt_bins b;
+
+	(void)state;
+	assert_int_equal(bt_bins_init(&b, 4, 4, 0, 1000, 1), 0);
+	bt_bins_add(&b, 10, bt_bins_row(&b, 1), 1);
+	bt_bins_add(&b, UINT64_MAX, bt_bins_row(&b, UINT64_MAX), 2);
+	bt_bins_span(&b, UINT64_MAX - 5, UINT64_MAX, 0);
+	assert_true(b.width > 0 && b.rwidth > 0);
+	assert_true(b.used <= 4 && b.rused <= 4);
+	/* Nothing lost: 1, 2 and the 5 ns span, in cells of the grid. */
+	assert_int_equal(sum_row(&b, 0) + sum_row(&b, 1) + sum_row(&b, 2) +
+			 sum_row(&b, 3), 1 + 2 + 5);
+	assert_int_equal(bt_bins_at(&b, 0, 0), 1);
+	bt_bins_coarsen(&b, UINT64_MAX);
+	assert_true(b.width > 0);
+	bt_bins_free(&b);
+}
+
 static void test_plot_bins_rejects_bad_shapes(void **state)
 {
 	struct bt_bins b;
@@ -414,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_plot_bins_span_cut_at_column_edges),
 		cmocka_unit_test(test_plot_bins_rows_double_for_large_values),
 		cmocka_unit_test(test_plot_bins_coarsen_brings_grids_to_one_width),
+		cmocka_unit_test(test_plot_bins_times_near_2_64_are_kept),
 		cmocka_unit_test(test_plot_bins_rejects_bad_shapes),
 		cmocka_unit_test(test_plot_latency_buckets_log2_and_ticks),
 		cmocka_unit_test(test_plot_long_trace_keeps_size_fixed),
