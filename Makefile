@@ -38,7 +38,7 @@ URING_LIBS := -luring -lpthread
 # What the shared library itself links (replay and capture use io_uring).
 SO_LIBS := $(LIBS) $(URING_LIBS)
 
-TOOLS := btcapture btcat btlat btmerge btreplay btsize btslice btsync
+TOOLS := btcapture btcat btlat btmerge btplot btreplay btsize btslice btsync
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -168,7 +168,7 @@ uninstall:
 
 DEB_PKGS := build-essential libcsv-dev zlib1g-dev libcmocka-dev liburing-dev \
 	blktrace fio mandoc clang libclang-rt-14-dev time util-linux e2fsprogs \
-	kmod perl
+	kmod perl pkg-config librsvg2-bin libxml2-utils
 deps:
 	$(Q)tests/deps.sh $(DEB_PKGS)
 

@@ -1066,4 +1066,105 @@ void bt_size_rows(struct bt_size *s,
 		  void *arg);
 void bt_size_free(struct bt_size *s);
 
+/* ------------------------------------------------------------------- svg */
+
+/* lib/svg.c */
+
+/*
+ * The one SVG writer: elements and attributes are written as they come
+ * (nothing is kept), text is escaped for XML (<>&"' as entities, control
+ * bytes and broken UTF-8 as '?', tab and newline as a space), numbers are
+ * formatted without the locale.  Write errors are sticky: bt_svg_finish()
+ * returns -EIO.  Typical use: open, attr..., then title or text, close.
+ */
+struct bt_svg;
+
+/* Start a picture of width x height user units; style: CSS or NULL.  0, -EINVAL, -ENOMEM. */
+int bt_svg_new(struct bt_svg **out, FILE *f, double width, double height,
+	       const char *style);
+void bt_svg_open(struct bt_svg *s, const char *name);	/* "<name" */
+void bt_svg_attr(struct bt_svg *s, const char *name, const char *value);
+void bt_svg_attr_num(struct bt_svg *s, const char *name, double v,
+		     int decimals);
+void bt_svg_text(struct bt_svg *s, const char *text);	/* character data */
+void bt_svg_textf(struct bt_svg *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));	/* up to 511 bytes */
+void bt_svg_title(struct bt_svg *s, const char *text);	/* hover text */
+/* Markup written as it is (the caller's own, e.g. a <defs> block). */
+void bt_svg_raw(struct bt_svg *s, const char *markup);
+/* "/>" when the element got no content, else "</name>". */
+void bt_svg_close(struct bt_svg *s, const char *name);
+/* Close the picture, flush, free s.  0 or -EIO. */
+int bt_svg_finish(struct bt_svg *s);
+/*
+ * v with at most decimals (0..9) fraction digits, trailing zeros dropped,
+ * '.' whatever the locale, no exponent; NaN and |v| > 1e15 give "0".
+ * Returns the length snprintf would (buf may be short).
+ */
+size_t bt_svg_num(char *buf, size_t len, double v, int decimals);
+/* text escaped into buf (NUL terminated, cut to len); returns the full length. */
+size_t bt_svg_escape(char *buf, size_t len, const char *text);
+/* viridis colour at t in [0, 1] as "#rrggbb" into buf (8 bytes). */
+char *bt_svg_viridis(double t, char *buf);
+/* Okabe-Ito category colour i (eight, repeating) as "#rrggbb". */
+const char *bt_svg_category(unsigned i);
+
+/* ------------------------------------------------------------------ plot */
+
+/* lib/plot.c, lib/plot_render.c */
+
+/*
+ * Pictures of one or more traces (btplot).  A struct bt_plot accumulates
+ * one trace into grids of fixed size: time columns that merge pairwise
+ * when the trace outgrows them, so memory and the picture's size do not
+ * grow with the trace.  Feed every event (time span), every finished
+ * request (tracker's done callback), fdatasync episodes and slice waits;
+ * then render one or several plots of the same kind into one SVG, on
+ * shared axes and one colour scale.
+ */
+enum bt_plot_kind {
+	BT_PLOT_HEATMAP,	/* latency heat map: time x log2 latency */
+	BT_PLOT_OFFSET,		/* sector over time per process group */
+	BT_PLOT_IOPS,		/* IOPS and MB/s per op */
+	BT_PLOT_DEPTH,		/* requests in the scheduler and the driver */
+	BT_PLOT_WAITS,		/* fsync episodes and slice waits per process */
+};
+enum bt_plot_metric {
+	BT_PLOT_Q2C, BT_PLOT_D2C, BT_PLOT_Q2D, BT_PLOT_FSYNC, BT_PLOT_SLICE,
+};
+
+struct bt_plot_opts {
+	uint8_t kind;		/* enum bt_plot_kind */
+	uint8_t metric;		/* heatmap: enum bt_plot_metric */
+	uint8_t per_op;		/* heatmap: one panel per op */
+	unsigned top;		/* offset groups, waits lanes; 0: 7, 12 */
+	uint64_t bin_ns;	/* iops, depth: starting column width; 0: automatic */
+};
+
+struct bt_plot;
+
+/* label: the trace's name in the picture.  0, -ENOMEM or -EINVAL. */
+int bt_plot_new(struct bt_plot **out, const struct bt_plot_opts *o,
+		const char *label);
+/* Every I/O event (not notes), in time order: the trace's time span. */
+void bt_plot_event(struct bt_plot *p, const struct bt_event *ev);
+/* A finished request (expired and open ones are left out).  0 or -ENOMEM. */
+int bt_plot_request(struct bt_plot *p, const struct bt_request *rq);
+/* An fdatasync episode, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
+int bt_plot_sync(struct bt_plot *p, const struct bt_sync_ep *ep,
+		 const char *comm);
+/* A slice wait, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
+int bt_plot_slice(struct bt_plot *p, const struct bt_slice_ep *ep,
+		  const char *comm);
+/* Samples binned so far (requests, episodes) of what the kind draws. */
+uint64_t bt_plot_samples(const struct bt_plot *p);
+/*
+ * Draw n plots of one kind into one picture on f: small multiples
+ * (heatmap, offset, waits) or overlays (iops, depth) on shared axes.
+ * May coarsen the plots' grids.  0, -EINVAL (no plot, kinds differ),
+ * -ENOMEM or -EIO.
+ */
+int bt_plot_render(struct bt_plot *const *p, size_t n, FILE *f);
+void bt_plot_free(struct bt_plot *p);
+
 #endif /* BTKIT_H */

@@ -13,7 +13,7 @@
 set -u
 ln -s sample-traces/nvme-readahead-2020.bin sda.blktrace.0 || exit 99
 python3 - "$TOP"/man/*.1 "$TOP"/man/btkit.7 <<'PY'
-import os, re, shlex, shutil, subprocess, sys
+import glob, os, re, shlex, shutil, subprocess, sys
 
 def examples(path):
     """The EXAMPLES commands of a page, in order, grouped by block."""
@@ -82,8 +82,8 @@ for page in sys.argv[1:]:
             cmd = cmd[2:]
         ws = words(cmd)
         progs = {ws[0]} | {ws[i + 1] for i, w in enumerate(ws[:-1]) if w == "|"}
-        missing = [w for w in re.findall(r"sample-traces/[A-Za-z0-9._/-]+", cmd)
-                   if not os.path.exists(w)]
+        missing = [w for w in re.findall(r"sample-traces/[A-Za-z0-9._/*?-]+", cmd)
+                   if not glob.glob(w)]
         needs = [w for w in ws if w in unavailable]
         reason = None
         if missing:

@@ -1,0 +1,2 @@
+# -V prints "btplot btkit VERSION" and exits 0, before reading any input.
+btplot -V nosuch
