@@ -644,7 +644,10 @@ int bt_table_free(struct bt_table *t);
  * memory is bounded by the requests in flight: a request without any
  * event for expire_ns of trace time is dropped and counted (and handed to
  * the done callback with BT_RQ_EXPIRED), as is the oldest one when the
- * table is full.  No allocation per event.
+ * table is full, and one without event for 1 s when a newer request at
+ * its start sector takes a G, I or D (its own D or C was lost).  Events
+ * only match requests of their direction (read or write).  No allocation
+ * per event.
  */
 struct bt_tracker;
 
@@ -658,7 +661,7 @@ struct bt_tracker;
 #define BT_RQ_NOQ		(1u << 3)	/* no Q: blk-flush flush, or began before the trace */
 #define BT_RQ_DIRECT		(1u << 4)	/* dispatched without I (direct issue) */
 #define BT_RQ_PARTIAL		(1u << 5)	/* completed in more than one C */
-#define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired or evicted */
+#define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired, evicted or replaced */
 #define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
 #define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
 #define BT_RQ_FRONT		(1u << 9)	/* front-merged before I: starts with a later bio */
@@ -728,6 +731,8 @@ struct bt_tracker_stats {
 	uint64_t remapped;	/* bios that moved to another device (A) */
 	uint64_t inflight;	/* requests in the table now */
 	uint64_t peak;		/* most requests in the table at once */
+	uint64_t replaced;	/* given up: no event for 1 s, and a newer
+				   request at its sector took a G, I or D */
 };
 
 /* NULL opts: defaults.  0 or -ENOMEM / -EINVAL. */

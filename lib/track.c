@@ -21,6 +21,14 @@
 #define DEFAULT_CAP	32768u
 #define MIN_CAP		4u		/* a split needs room for two */
 #define MAX_CAP		(1u << 24)
+/*
+ * A request that has waited this long without an event where a newer
+ * request at its sector takes a G, I or D lost its own events: it is
+ * replaced, not matched (1 s of trace time; schedulers dispatch far
+ * sooner, and two requests for one sector waiting together are rare and
+ * short-lived).
+ */
+#define STALE_NS	1000000000ull
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -354,25 +362,38 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 	return best;
 }
 
+/*
+ * Reads and writes never share a request: a lost D or C must not let a
+ * request of the other direction at the same sector take over the old
+ * one's times.  Every event of a request carries its direction bit.
+ */
+static inline int same_dir(const struct ent *x, const struct bt_event *ev)
+{
+	return !((x->rq.category ^ ev->category) & BT_TC_WRITE);
+}
+
 /* A lone queued bio, waiting for G, M, F, X or A. */
 static int score_bio(const struct ent *x, const struct bt_event *ev)
 {
-	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1)
+	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1 ||
+	    !same_dir(x, ev))
 		return 0;
 	return x->rq.bytes == ev->bytes ? 2 : 1;
 }
 
 static int score_mark(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == RQS_MARK;
+	if (x->rq.state != RQS_MARK || !same_dir(x, ev))
+		return 0;
+	return x->rq.bytes == ev->bytes ? 2 : 1;
 }
 
 /* The rest of a split bio, queued again by kernels that trace its Q. */
 static int score_piece(const struct ent *x, const struct bt_event *ev)
 {
 	return x->rq.state == BT_RQS_QUEUED && (x->rq.qsplit & 1) &&
-	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes;
+	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes &&
+	       same_dir(x, ev);
 }
 
 static int newest_first(score_fn score)
@@ -384,8 +405,8 @@ static int newest_first(score_fn score)
 /* A request still open to merges. */
 static int score_merge_target(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED;
+	return (x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED) &&
+	       same_dir(x, ev);
 }
 
 /*
@@ -405,7 +426,7 @@ static uint8_t class_of(const struct bt_event *ev)
 
 static inline int same_class(const struct ent *x, const struct bt_event *ev)
 {
-	return x->cls == class_of(ev);
+	return x->cls == class_of(ev) && same_dir(x, ev);
 }
 
 static int score_insert(const struct ent *x, const struct bt_event *ev)
@@ -423,18 +444,25 @@ static int score_insert(const struct ent *x, const struct bt_event *ev)
 	}
 }
 
+/*
+ * Among requests in the same state at a sector, the one of the D's size
+ * (or, for a C, no larger than what remains) is the D's: another size is
+ * a different request whose own events were lost.
+ */
 static int score_issue(const struct ent *x, const struct bt_event *ev)
 {
+	int same = x->remaining == ev->bytes;
+
 	if (!same_class(x, ev))
 		return 0;
 	switch (x->rq.state) {
 	case BT_RQS_INSERTED:
-		return 4;
+		return 8 + same;
 	case BT_RQS_GOT:
 	case BT_RQS_REQUEUED:
-		return 3;
+		return 6 + same;
 	case BT_RQS_QUEUED:
-		return 2;
+		return 4 + same;
 	default:
 		return 0;
 	}
@@ -442,15 +470,16 @@ static int score_issue(const struct ent *x, const struct bt_event *ev)
 
 static int score_complete(const struct ent *x, const struct bt_event *ev)
 {
+	int fits = ev->bytes <= x->remaining;
+
 	if (!same_class(x, ev) || x->rq.state == RQS_MARK)
 		return 0;
-	return x->rq.state == BT_RQS_ISSUED ? 2 : 1;
+	return (x->rq.state == BT_RQS_ISSUED ? 4 : 2) + fits;
 }
 
 static int score_requeue(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == BT_RQS_ISSUED;
+	return x->rq.state == BT_RQS_ISSUED && same_dir(x, ev);
 }
 
 static void add_q(struct ent *x, uint64_t t, int split)
@@ -587,6 +616,34 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
 	return x;
 }
 
+/*
+ * x has just taken a G, I or D at its start sector: an older request of
+ * its class there that has shown nothing for STALE_NS lost its own D or
+ * C (a CPU file missing, events lost).  Left in place, it would take the
+ * next D or C at that sector with its old Q time, so give it up now, as
+ * an expired one.  Whatever its direction: it can no longer be matched.
+ */
+static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
+{
+	uint32_t s;
+
+again:
+	for (s = slot_of(tr, x->rq.dev, x->skey); tr->sidx[s];
+	     s = (s + 1) & tr->mask) {
+		struct ent *y = &tr->pool[tr->sidx[s] - 1];
+
+		if (y == x || y->rq.dev != x->rq.dev || y->skey != x->skey ||
+		    y->rq.state == RQS_MARK || y->cls != x->cls ||
+		    y->seq > x->seq || y->rq.last >= now ||
+		    now - y->rq.last <= STALE_NS)
+			continue;
+		tr->st.replaced++;
+		/* Dropping shifts the index: look again from the start. */
+		drop(tr, y, BT_RQ_EXPIRED);
+		goto again;
+	}
+}
+
 static struct bt_request *on_getrq(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
@@ -596,6 +653,7 @@ static struct bt_request *on_getrq(struct bt_tracker *tr,
 	if (x->rq.g == BT_TIME_NONE)
 		x->rq.g = ev->time;
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 
@@ -609,6 +667,7 @@ static struct bt_request *on_insert(struct bt_tracker *tr,
 		x->rq.i = ev->time;
 	x->rq.i_last = ev->time;
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 
@@ -629,6 +688,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	x->rq.category = ev->category;
 	bt_event_rwbs(ev, x->rq.rwbs);
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 

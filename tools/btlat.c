@@ -333,6 +333,7 @@ int main(int argc, char **argv)
 	struct bt_tracker_stats st;
 	struct bt_reader *r;
 	struct bt_event ev;
+	uint64_t given_up;
 	int rc, status = BT_EXIT_OK;
 
 	parse_args(&l, argc, argv);
@@ -350,12 +351,12 @@ int main(int argc, char **argv)
 		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);
 	bt_tracker_get_stats(tr, &st);
-	if (st.open + st.expired + st.evicted)
+	given_up = st.expired + st.evicted + st.replaced;
+	if (st.open + given_up)
 		fprintf(stderr, "%s: warning: %" PRIu64 " requests never completed"
 			" (%" PRIu64 " open at the end, %" PRIu64
 			" given up): left out\n",
-			l.o.prog, st.open + st.expired + st.evicted, st.open,
-			st.expired + st.evicted);
+			l.o.prog, st.open + given_up, st.open, given_up);
 	if (!l.each) {
 		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, BT_NCOLS(pcols)) :
 				  bt_tool_table(&l.o, cols, BT_NCOLS(cols));

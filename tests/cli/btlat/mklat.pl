@@ -1,0 +1,87 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: MIT
+# mklat.pl - write a small synthetic blktrace stream (version 7, little
+# endian) of one shape the latency tests check against btt:
+#   lost     requests whose D and C were lost (a CPU file missing), and
+#            17 s later a request at the same start sector: of the other
+#            direction, of the same direction and another size, and of
+#            the same direction and size
+# Each shape also holds ordinary reads and writes around it, so every
+# stage has samples.  Owners: reader 100, writer 200; kworker 300
+# dispatches, C has pid 0.
+# Usage: mklat.pl SHAPE > FILE
+use strict;
+use warnings;
+
+my $shape = shift // '';
+my %seq;
+my $base = 1_000_000_000;		# ns
+binmode STDOUT;
+
+sub dev { my ($ma, $mi) = @_; return ($ma << 20) | $mi; }
+my $SDA = dev(8, 0);
+
+# Categories and actions of the blktrace API.
+my ($R, $W, $FLUSH, $SYNC, $NOTIFY, $META, $FUA) =
+    (1, 2, 4, 8, 1024, 4096, 32768);
+my %A = (Q => 1, M => 2, F => 3, G => 4, R => 6, D => 7, C => 8, I => 12);
+
+sub rec {
+	my (%r) = @_;
+	my $pdu = $r{pdu} // '';
+	my $act = ($r{cat} << 16) | $r{act};
+	my $s = $r{note} ? 0 : ++$seq{$SDA};
+	print pack('V V Q< Q< V V V V V v v', 0x65617407, $s,
+		   $base + $r{us} * 1000, $r{sector} // 0, $r{bytes} // 0,
+		   $act, $r{pid} // 0, $SDA, 0, 0, length($pdu)), $pdu;
+}
+
+sub note { my ($pid, $comm) = @_;
+	rec(note => 1, us => 0, cat => $NOTIFY, act => 0, pid => $pid,
+	    pdu => pack('a16', $comm)); }
+
+# ev(us, action, category, sector, sectors, pid)
+sub ev {
+	my ($us, $a, $cat, $sector, $n, $pid) = @_;
+	my $pid2 = $a eq 'C' ? 0 : $a eq 'D' ? 300 : $pid;
+	rec(us => $us, act => $A{$a}, cat => $cat, sector => $sector,
+	    bytes => $n * 512, pid => $pid2);
+}
+
+# One request of one bio: Q, G, I, D, C at the offsets given (us), or
+# fewer events when the list is shorter.
+sub req {
+	my ($us, $cat, $sector, $n, $pid, @at) = @_;
+	my @acts = qw(Q G I D C);
+	for my $k (0 .. $#at) {
+		ev($us + $at[$k], $acts[$k], $cat, $sector, $n, $pid);
+	}
+}
+
+note(100, 'reader');
+note(200, 'writer');
+note(300, 'kworker/0:1H');
+
+if ($shape eq 'lost') {
+	my $t = 10;
+	for my $k (0 .. 9) {
+		req($t, $R, 1000 + 64 * $k, 8, 100, 0, 2, 5, 40, 240);
+		req($t + 500, $W, 9000 + 64 * $k, 8, 200, 0, 1, 3, 60, 460);
+		$t += 1000;
+	}
+	# A read and a sync read whose D and C never appear.
+	req($t, $R, 50000, 80, 100, 0, 2, 4);
+	req($t + 100, $R | $SYNC, 60000, 80, 100, 0, 2, 4);
+	req($t + 200, $R, 70000, 8, 100, 0, 2, 4);
+	$t += 17_000_000;
+	# 17 s later a write at the same sector, and a smaller read.
+	req($t, $W | $META, 50000, 8, 200, 0, 3, 10, 50, 850);
+	req($t + 2000, $R, 60000, 8, 100, 0, 2, 6, 30, 330);
+	req($t + 3000, $R, 70000, 8, 100, 0, 2, 6, 30, 330);
+	for my $k (0 .. 9) {
+		req($t + 5000, $R, 1000 + 64 * $k, 8, 100, 0, 2, 5, 40, 240);
+		$t += 1000;
+	}
+} else {
+	die "usage: mklat.pl lost > FILE\n";
+}
