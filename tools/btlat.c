@@ -137,43 +137,11 @@ static void print_each(struct lat *l, const struct bt_request *rq)
 	bt_table_end_row(l->t);
 }
 
-/*
- * btt times the stages as the events come, once per I and per D: a
- * requeued request gives G to I and I to D twice, and a request that never
- * completes still gives the stages it went through.
- */
-static void add_btt_stages(struct lat *l, struct bt_dist *m,
-			   const struct bt_request *rq)
-{
-	int again = rq->nrequeue && have(rq->d_first, rq->i_last);
-
-	if (have(rq->q, rq->g))
-		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
-	/* G to I is timed on the first bio: gone when a front merge came first */
-	if (have(rq->g, rq->i) && !(rq->flags & BT_RQ_FRONT)) {
-		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
-		if (again && rq->i_last != rq->i)
-			add(l, &m[M_G2I], delta(l, rq->g, rq->i_last), 1);
-	}
-	/* I to D likewise, and a split first bio is never inside the D */
-	if (have(rq->i, rq->d) && !(rq->qsplit & 1)) {
-		if (again) {
-			add(l, &m[M_I2D], delta(l, rq->i, rq->d_first), 1);
-			add(l, &m[M_I2D], delta(l, rq->i_last, rq->d), 1);
-		} else {
-			add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
-		}
-	}
-}
-
 /* The samples of one request into the distributions m of one row. */
 static void add_request(struct lat *l, struct bt_dist *m,
-			const struct bt_request *rq, int unfinished)
+			const struct bt_request *rq)
 {
 	if (l->btt) {
-		add_btt_stages(l, m, rq);
-		if (unfinished)
-			return;
 		if (have(rq->q, rq->c))
 			add_per_bio(l, &m[M_Q2C], rq, rq->c);
 		if (have(rq->q, rq->d))
@@ -201,23 +169,66 @@ static void on_done(const struct bt_request *rq, void *arg)
 {
 	struct lat *l = arg;
 	struct grp *g;
-	int unfinished = (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) != 0;
 
 	if (l->has_pid && rq->pid != l->want_pid)
 		return;
-	if (unfinished && !l->btt)
+	if (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN))
 		return;
 	if (l->each) {
-		if (!unfinished)
-			print_each(l, rq);
+		print_each(l, rq);
 		return;
 	}
 	/* btt ignores events without data and bios it never saw. */
 	if (l->btt && (!rq->bytes || !rq->nbios))
 		return;
 	g = grp_get(l, rq->dev, rq->pid);
-	add_request(l, g->m[op_index(rq->op)], rq, unfinished);
-	add_request(l, g->m[OP_ALL], rq, unfinished);
+	add_request(l, g->m[op_index(rq->op)], rq);
+	add_request(l, g->m[OP_ALL], rq);
+}
+
+/*
+ * btt times q2g, g2i and i2d as the events come, on the request's first
+ * bio: once per G, once per I (a requeued request is inserted again, and
+ * each I is timed from the one G) and once per D (from the latest I), so
+ * a request that never completes still gives the stages it went through.
+ * It ignores events without data and requests whose first bio it never
+ * saw queued.
+ */
+static void on_event(struct lat *l, const struct bt_event *ev,
+		     const struct bt_request *rq)
+{
+	struct grp *g;
+	uint64_t from;
+	int k;
+
+	if (!ev->bytes || !rq->nbios || rq->q == BT_TIME_NONE)
+		return;
+	if (l->has_pid && rq->pid != l->want_pid)
+		return;
+	switch (ev->action) {
+	case BT_A_GETRQ:
+		k = M_Q2G, from = rq->q;
+		break;
+	case BT_A_INSERT:
+		/* timed on the first bio: none when a front merge came first */
+		if (rq->flags & BT_RQ_FRONT)
+			return;
+		k = M_G2I, from = rq->g;
+		break;
+	case BT_A_ISSUE:
+		/* and a split first bio is never inside the D */
+		if (rq->qsplit & 1)
+			return;
+		k = M_I2D, from = rq->i_last;
+		break;
+	default:
+		return;
+	}
+	if (from == BT_TIME_NONE)
+		return;
+	g = grp_get(l, rq->dev, rq->pid);
+	add(l, &g->m[op_index(rq->op)][k], delta(l, from, ev->time), 1);
+	add(l, &g->m[OP_ALL][k], delta(l, from, ev->time), 1);
 }
 
 static void print(struct lat *l, struct bt_table *t,
@@ -331,6 +342,7 @@ int main(int argc, char **argv)
 	struct bt_tracker_opts to = { .done = on_done, .arg = &l };
 	struct bt_tracker *tr;
 	struct bt_tracker_stats st;
+	const struct bt_request *rq;
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t given_up;
@@ -346,7 +358,8 @@ int main(int argc, char **argv)
 	if (l.each)
 		l.t = bt_tool_table(&l.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0)
-		bt_tracker_feed(tr, &ev, NULL);
+		if (bt_tracker_feed(tr, &ev, &rq) > 0 && l.btt && !l.each)
+			on_event(&l, &ev, rq);
 	if (rc < 0)
 		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);

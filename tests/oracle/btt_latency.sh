@@ -5,7 +5,8 @@
 # tests/cli/btmerge/mkreq.pl and tests/cli/btlat/mklat.pl and, when built,
 # bench's btgen), the means of
 # q2c, d2c, i2d, q2g and g2i over all devices (the n-weighted mean of
-# btlat's `all` rows, one per device) must be within 1% of btt's Q2C, D2C, I2D, Q2G and G2I.
+# btlat's `all` rows, one per device) must be within 1% of btt's Q2C, D2C,
+# I2D, Q2G and G2I, and so must the counts.
 #
 # The same averages are also computed independently from the event lines
 # (btcat, the blkparse -q text) with btt's definitions, so the test does
@@ -27,13 +28,13 @@ set -u
 oracle_need blkparse btt btlat btcat
 
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-for shape in lost; do
+for shape in lost requeue; do
 	perl "$TOP/tests/cli/btlat/mklat.pl" $shape >"$tmp/$shape.bin" || exit 1
 done
 if command -v btgen >/dev/null; then
 	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 || exit 1
 fi
-oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin" "$tmp/lost.bin"
+oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin" "$tmp/lost.bin" "$tmp/requeue.bin"
 
 # The independent reference: "METRIC n mean_us" lines.
 ref_awk='
@@ -93,6 +94,12 @@ close_enough() {
 		exit !(d <= 0.01 * m || d <= 0.002) }'
 }
 
+# Counts within 1%.
+count_close() {
+	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(d <= 0.01 * b) }'
+}
+
 failed=0 checked=0
 for f in "${traces[@]}"; do
 	oracle_open "$f" || { failed=1; continue; }
@@ -130,7 +137,8 @@ for f in "${traces[@]}"; do
 			bad=1
 			continue
 		fi
-		if [ "$bn" != 0 ] && close_enough "$omean" "$bmean"; then
+		if [ "$bn" != 0 ] && close_enough "$omean" "$bmean" &&
+			count_close "$on" "$bn"; then
 			continue
 		elif [ -n "$why" ]; then
 			echo "note $name $m: btt n=$bn mean=${bmean:-} us, btlat n=$on mean=$omean us; known fault: $why"

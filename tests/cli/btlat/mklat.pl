@@ -6,6 +6,10 @@
 #            17 s later a request at the same start sector: of the other
 #            direction, of the same direction and another size, and of
 #            the same direction and size
+#   requeue  a CFQ-era run: requests requeued (R, then I and D again)
+#            once, twice and three times, and data writes with preflush
+#            and FUA (FWFS) behind blk-flush's preflush (D and C of FWS
+#            0 + 0 between their I and D)
 # Each shape also holds ordinary reads and writes around it, so every
 # stage has samples.  Owners: reader 100, writer 200; kworker 300
 # dispatches, C has pid 0.
@@ -82,6 +86,38 @@ if ($shape eq 'lost') {
 		req($t + 5000, $R, 1000 + 64 * $k, 8, 100, 0, 2, 5, 40, 240);
 		$t += 1000;
 	}
+} elsif ($shape eq 'requeue') {
+	my $t = 10;
+	for my $k (0 .. 11) {
+		my $s = 20000 + 64 * $k;
+		my $n = $k % 4;		# requeues
+		ev($t, 'Q', $W, $s, 8, 200);
+		ev($t + 2, 'G', $W, $s, 8, 200);
+		ev($t + 5, 'I', $W, $s, 8, 200);
+		my $u = $t + 40;
+		for my $r (1 .. $n) {
+			ev($u, 'D', $W, $s, 8, 200);
+			ev($u + 7, 'R', $W, $s, 8, 200);
+			ev($u + 9, 'I', $W, $s, 8, 200);
+			$u += 100 * $r;
+		}
+		ev($u, 'D', $W, $s, 8, 200);
+		ev($u + 300, 'C', $W, $s, 8, 200);
+		req($u + 400, $R, 1000 + 64 * $k, 8, 100, 0, 2, 5, 40, 240);
+		$t = $u + 1000;
+	}
+	for my $k (0 .. 3) {
+		my $s = 40000 + 64 * $k;
+		my $fwfs = $FLUSH | $W | $FUA | $SYNC;
+		ev($t, 'Q', $fwfs, $s, 8, 200);
+		ev($t + 2, 'G', $fwfs, $s, 8, 200);
+		ev($t + 4, 'I', $fwfs, $s, 8, 200);
+		ev($t + 10, 'D', $FLUSH | $W | $SYNC, 0, 0, 200);
+		ev($t + 500, 'C', $FLUSH | $W | $SYNC, 0, 0, 200);
+		ev($t + 520, 'D', $W | $FUA | $SYNC, $s, 8, 200);
+		ev($t + 900, 'C', $W | $FUA | $SYNC, $s, 8, 200);
+		$t += 2000;
+	}
 } else {
-	die "usage: mklat.pl lost > FILE\n";
+	die "usage: mklat.pl lost|requeue > FILE\n";
 }
