@@ -694,10 +694,19 @@ struct bt_request {
 	uint64_t last;		/* ns: latest event folded in */
 	uint64_t q_off_sum;	/* ns: sum over the bios of (bio's Q - q) */
 	uint64_t qlist[BT_RQ_QLIST]; /* ns: Q times of the first bios, in folding order */
+	uint64_t mlist[BT_RQ_QLIST]; /* ns: M or F times of the first merged bios
+				      * with a Q, in order; BT_TIME_NONE: the
+				      * bio front-merged before the I, which
+				      * the I is timed on */
+	uint64_t m_off_sum;	/* ns: sum over the nmerged bios of (M or F - q) */
+	uint64_t merged_q;	/* ns: after an M or F, the Q of the bio it
+				   merged (BT_TIME_NONE: not seen) */
 	uint64_t cgroup;	/* cgroup id of the first event that had one, else 0 */
 	uint32_t bytes;		/* bytes: of the D (else the sum of the bios) */
 	uint32_t nbios;		/* bios folded in: Q'd bios, merges, split pieces */
 	uint32_t nqlist;	/* entries used in qlist */
+	uint32_t nmerged;	/* bios merged with a Q seen, less the front one the I is timed on */
+	uint32_t nmlist;	/* entries used in mlist */
 	uint32_t nrequeue;	/* R events */
 	uint32_t pid;		/* owner: pid of the first Q (else of the first event) */
 	uint32_t dev;		/* kernel dev_t analysed (bottom of a remap) */

@@ -40,7 +40,9 @@ struct ent {
 	uint64_t seq;		/* creation order, for oldest-first ties */
 	uint64_t d_sector;	/* sectors: start when dispatched */
 	uint32_t remaining;	/* bytes not yet completed */
+	uint64_t front_t;	/* ns: latest front merge before the I */
 	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
 	uint8_t cls;		/* class_of() of the event that made it */
 };
@@ -306,7 +308,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
 	x->rq.q = x->rq.g = x->rq.i = x->rq.d = x->rq.c = BT_TIME_NONE;
-	x->rq.i_last = x->rq.d_first = BT_TIME_NONE;
+	x->rq.i_last = x->rq.d_first = x->rq.merged_q = BT_TIME_NONE;
 	x->rq.last = ev->time;
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.pid = ev->pid;
@@ -487,8 +489,10 @@ static void add_q(struct ent *x, uint64_t t, int split)
 	struct bt_request *rq = &x->rq;
 
 	if (rq->q == BT_TIME_NONE || t < rq->q) {
-		if (rq->q != BT_TIME_NONE)
+		if (rq->q != BT_TIME_NONE) {
 			rq->q_off_sum += (uint64_t)rq->nbios * (rq->q - t);
+			rq->m_off_sum += (uint64_t)rq->nmerged * (rq->q - t);
+		}
 		rq->q = t;
 	}
 	rq->q_off_sum += t - rq->q;
@@ -498,6 +502,40 @@ static void add_q(struct ent *x, uint64_t t, int split)
 		rq->qlist[rq->nqlist++] = t;
 	}
 	rq->nbios++;
+}
+
+/*
+ * A bio with a known Q merged into x at t.  The bio at the start of the
+ * request when it is inserted is the one the I (and btt's i2d) is timed
+ * on: a front merge before the I is remembered, so that the I can take
+ * that bio out of the merges timed at D.
+ */
+static void note_merge(struct ent *x, uint64_t t, int front)
+{
+	struct bt_request *rq = &x->rq;
+	int listed = rq->nmlist < BT_RQ_QLIST;
+
+	if (listed)
+		rq->mlist[rq->nmlist++] = t;
+	if (front) {
+		x->front_t = t;
+		x->front_k = listed ? (uint8_t)rq->nmlist : UINT8_MAX;
+	}
+	rq->m_off_sum += t - rq->q;
+	rq->nmerged++;
+}
+
+static void unnote_front(struct ent *x)
+{
+	struct bt_request *rq = &x->rq;
+
+	if (!x->front_k)
+		return;
+	if (x->front_k != UINT8_MAX)
+		rq->mlist[x->front_k - 1] = BT_TIME_NONE;
+	rq->m_off_sum -= x->front_t - rq->q;
+	rq->nmerged--;
+	x->front_k = 0;
 }
 
 /* Fold the bio entry b into request x (a merge), then free b. */
@@ -571,7 +609,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 	struct ent *b = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
 			       ev);
 	struct ent *x;
-	uint64_t nsec = ev->bytes >> 9;
+	uint64_t nsec = ev->bytes >> 9, bio_q;
 
 	if (back)
 		x = lookup(tr, tr->eidx, ev->dev, ev->sector,
@@ -587,8 +625,12 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		return NULL;
 	}
 	/* Without the bio's Q (before the trace) only the bytes grow. */
+	bio_q = b ? b->rq.q : BT_TIME_NONE;
 	if (b)
 		fold(tr, x, b);
+	x->rq.merged_q = bio_q;
+	if (bio_q != BT_TIME_NONE)
+		note_merge(x, ev->time, !back && x->rq.state < BT_RQS_INSERTED);
 	x->remaining += ev->bytes;
 	x->rq.bytes = x->remaining;
 	if (!back) {
@@ -662,6 +704,8 @@ static struct bt_request *on_insert(struct bt_tracker *tr,
 {
 	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
 
+	if (x->rq.i == BT_TIME_NONE)
+		unnote_front(x);
 	x->rq.state = BT_RQS_INSERTED;
 	if (x->rq.i == BT_TIME_NONE)
 		x->rq.i = ev->time;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * btlat - latency distributions per device and op from the rebuilt
- * requests: q2c, q2d, d2c, q2g, g2i and i2d with count, mean and
- * percentiles.  By default every completed request is one sample.  --btt
+ * requests: q2c, q2d, d2c, q2g, g2i and i2d (with --btt also q2q, q2m
+ * and m2d) with count, mean and percentiles.  By default every completed request is one sample.  --btt
  * weights as btt does, so the means match its averages: q2c, q2d and d2c
  * once per bio contained in the request (so not for a bio split across
  * requests, which btt never finds inside one), q2g, g2i and i2d once
@@ -23,13 +23,15 @@
 /* OP_ALL holds every request of the device again, as btt's averages do. */
 enum { OP_R, OP_W, OP_D, OP_F, OP_N, OP_ALL, NOPS };
 static const char op_name[NOPS][4] = { "R", "W", "D", "F", "N", "all" };
-enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, NMET };
+enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, M_Q2Q, M_Q2M, M_M2D,
+       NMET };
 static const char met_name[NMET][4] = {
-	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d",
+	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d", "q2q", "q2m", "m2d",
 };
 
 struct grp {
 	struct bt_dist m[NOPS][NMET];
+	uint64_t last_q[NOPS];	/* ns: latest Q of the row, 0 none (q2q) */
 };
 
 struct lat {
@@ -89,25 +91,41 @@ static void add(struct lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
 			l->nomem = 1;
 }
 
-/* One sample per bio: the kept Q times, then the rest from their sum. */
-static void add_per_bio(struct lat *l, struct bt_dist *d,
-			const struct bt_request *rq, uint64_t to)
+/*
+ * One sample per bio of a request, from its time in list (Q or M) to
+ * `to`: the kept times (BT_TIME_NONE: not a bio of the stage; bit k of
+ * skip: kept out of the samples), then the bios past the list from the
+ * sum of their offsets from q.
+ */
+static void add_spread(struct lat *l, struct bt_dist *d, uint64_t q,
+		       const uint64_t *list, uint32_t nlist, uint32_t skip,
+		       uint64_t total, uint64_t off_sum, uint64_t to)
 {
-	uint64_t rest = rq->q_off_sum, n = rq->nbios - rq->nqlist, base, rem;
+	uint64_t rest = off_sum, n = total, base, rem;
 
-	for (uint32_t k = 0; k < rq->nqlist; k++) {
-		/* btt never finds a split bio inside one request. */
-		if (!((rq->qsplit >> k) & 1))
-			add(l, d, delta(l, rq->qlist[k], to), 1);
-		rest -= rq->qlist[k] - rq->q;
+	for (uint32_t k = 0; k < nlist; k++) {
+		if (list[k] == BT_TIME_NONE)
+			continue;
+		if (!((skip >> k) & 1))
+			add(l, d, delta(l, list[k], to), 1);
+		rest -= list[k] - q;
+		n--;
 	}
 	if (!n)
 		return;
 	/* Spread the remaining offsets so that the sum stays exact. */
 	base = rest / n;
 	rem = rest % n;
-	add(l, d, delta(l, rq->q + base + 1, to), rem);
-	add(l, d, delta(l, rq->q + base, to), n - rem);
+	add(l, d, delta(l, q + base + 1, to), rem);
+	add(l, d, delta(l, q + base, to), n - rem);
+}
+
+/* btt never finds a split bio inside one request. */
+static void add_per_bio(struct lat *l, struct bt_dist *d,
+			const struct bt_request *rq, uint64_t to)
+{
+	add_spread(l, d, rq->q, rq->qlist, rq->nqlist, rq->qsplit, rq->nbios,
+		   rq->q_off_sum, to);
 }
 
 static void print_each(struct lat *l, const struct bt_request *rq)
@@ -186,26 +204,49 @@ static void on_done(const struct bt_request *rq, void *arg)
 	add_request(l, g->m[OP_ALL], rq);
 }
 
+/* q2q: from the row's previous Q, per op and for the device. */
+static void add_q2q(struct lat *l, struct grp *g, int op, uint64_t t)
+{
+	const int ops[2] = { op, OP_ALL };
+
+	for (int j = 0; j < 2; j++) {
+		if (g->last_q[ops[j]])
+			add(l, &g->m[ops[j]][M_Q2Q],
+			    delta(l, g->last_q[ops[j]], t), 1);
+		g->last_q[ops[j]] = t ? t : 1;
+	}
+}
+
 /*
  * btt times q2g, g2i and i2d as the events come, on the request's first
  * bio: once per G, once per I (a requeued request is inserted again, and
  * each I is timed from the one G) and once per D (from the latest I), so
  * a request that never completes still gives the stages it went through.
- * It ignores events without data and requests whose first bio it never
- * saw queued.
+ * Each Q with data gives q2q, each merge of a bio it saw queued q2m, and
+ * each D m2d for every bio merged into the request (but the one the I
+ * is timed on).  It ignores events without data and requests whose
+ * first bio it never saw queued.
  */
 static void on_event(struct lat *l, const struct bt_event *ev,
 		     const struct bt_request *rq)
 {
 	struct grp *g;
 	uint64_t from;
-	int k;
+	int k, op = op_index(rq->op);
 
 	if (!ev->bytes || !rq->nbios || rq->q == BT_TIME_NONE)
 		return;
 	if (l->has_pid && rq->pid != l->want_pid)
 		return;
 	switch (ev->action) {
+	case BT_A_QUEUE:
+		g = grp_get(l, rq->dev, rq->pid);
+		add_q2q(l, g, op, ev->time);
+		return;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE:
+		k = M_Q2M, from = rq->merged_q;
+		break;
 	case BT_A_GETRQ:
 		k = M_Q2G, from = rq->q;
 		break;
@@ -216,6 +257,11 @@ static void on_event(struct lat *l, const struct bt_event *ev,
 		k = M_G2I, from = rq->g;
 		break;
 	case BT_A_ISSUE:
+		g = grp_get(l, rq->dev, rq->pid);
+		for (int j = 0; j < 2; j++)
+			add_spread(l, &g->m[j ? OP_ALL : op][M_M2D], rq->q,
+				   rq->mlist, rq->nmlist, 0, rq->nmerged,
+				   rq->m_off_sum, ev->time);
 		/* and a split first bio is never inside the D */
 		if (rq->qsplit & 1)
 			return;
@@ -227,7 +273,7 @@ static void on_event(struct lat *l, const struct bt_event *ev,
 	if (from == BT_TIME_NONE)
 		return;
 	g = grp_get(l, rq->dev, rq->pid);
-	add(l, &g->m[op_index(rq->op)][k], delta(l, from, ev->time), 1);
+	add(l, &g->m[op][k], delta(l, from, ev->time), 1);
 	add(l, &g->m[OP_ALL][k], delta(l, from, ev->time), 1);
 }
 
@@ -278,7 +324,8 @@ static void usage(const char *prog)
 	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "      --btt              weight as btt: q2c, q2d, d2c per bio,\n"
 	       "                         the others per request (default: one\n"
-	       "                         sample per request)\n"
+	       "                         sample per request); adds q2q, q2m\n"
+	       "                         and m2d per bio\n"
 	       "  -P, --per-process      rows per owner process\n"
 	       "  -e, --each             one line per request instead\n",
 	       prog, bt_common_usage);

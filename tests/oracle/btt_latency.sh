@@ -28,13 +28,14 @@ set -u
 oracle_need blkparse btt btlat btcat
 
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-for shape in lost requeue; do
+for shape in lost requeue merge; do
 	perl "$TOP/tests/cli/btlat/mklat.pl" $shape >"$tmp/$shape.bin" || exit 1
 done
 if command -v btgen >/dev/null; then
 	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 || exit 1
 fi
-oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin" "$tmp/lost.bin" "$tmp/requeue.bin"
+oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin" "$tmp/lost.bin" "$tmp/requeue.bin" \
+	"$tmp/merge.bin"
 
 # The independent reference: "METRIC n mean_us" lines.
 ref_awk='
@@ -43,7 +44,7 @@ function td(f, t) { return t > f ? t - f : 1 }
 function add(m, v) { n[m]++; sum[m] += v }
 function forget(k) {
 	delete qs[k]; delete qe[k]; delete qd[k]; delete qt[k]
-	delete qg[k]; delete qi[k]; delete qdt[k]
+	delete qg[k]; delete qi[k]; delete qm[k]; delete qdt[k]
 }
 # The newest Q of dev starting at s, else the newest one holding s.
 function find(dev, s,   k, best, hold) {
@@ -55,7 +56,7 @@ function find(dev, s,   k, best, hold) {
 	}
 	return best ? best : hold
 }
-$6 ~ /^(Q|G|I|D|C|A)$/ {
+$6 ~ /^(Q|M|F|G|I|D|C|A)$/ {
 	dev = $1; act = $6; t = ns($4); s = $8 + 0
 	sz = ($9 == "+") ? $10 + 0 : 0
 	if (act == "Q" || act == "A") live[dev] = 1
@@ -64,17 +65,21 @@ $6 ~ /^(Q|G|I|D|C|A)$/ {
 		# an older Q at this start never completed: its events were lost
 		for (k in qs) if (qd[k] == dev && qs[k] == s) forget(k)
 		id++; qd[id] = dev; qs[id] = s; qe[id] = s + sz; qt[id] = t
-		qg[id] = qi[id] = qdt[id] = -1
-	} else if (act == "G" || act == "I") {
+		qg[id] = qi[id] = qm[id] = qdt[id] = -1
+		if (nq++) add("q2q", td(lastq, t))
+		lastq = t
+	} else if (act == "G" || act == "I" || act == "M" || act == "F") {
 		k = find(dev, s)
 		if (!k) next
-		if (act == "G") { qg[k] = t; add("q2g", td(qt[k], t)) }
+		if (act == "M" || act == "F") { qm[k] = t; add("q2m", td(qt[k], t)) }
+		else if (act == "G") { qg[k] = t; add("q2g", td(qt[k], t)) }
 		else { qi[k] = t; if (qg[k] >= 0) add("g2i", td(qg[k], t)) }
 	} else {
 		for (k in qs) {
 			if (qd[k] != dev || qs[k] < s || qe[k] > s + sz) continue
 			if (act == "D") {
 				if (qi[k] >= 0) add("i2d", td(qi[k], t))
+				else if (qm[k] >= 0) add("m2d", td(qm[k], t))
 				qdt[k] = t
 				continue
 			}
@@ -106,7 +111,7 @@ for f in "${traces[@]}"; do
 	oracle_btt
 	# "All Devices": NAME MIN AVG(s) MAX N -> name n mean_us
 	awk '/==== All Devices ====/ { f = 1; next } /====/ { f = 0 }
-	     f && $1 ~ /^(Q2C|D2C|I2D|Q2G|G2I)$/ {
+	     f && $1 ~ /^(Q2C|D2C|I2D|Q2G|G2I|Q2Q|Q2M|M2D)$/ {
 		printf "%s %d %.3f\n", tolower($1), $5, $3 * 1e6 }' \
 		"$tmp/btt/out.avg" 2>/dev/null | sort >"$tmp/btt.avg"
 	"$BIN/btcat" "$f" 2>/dev/null | awk "$ref_awk" | sort >"$tmp/ref.avg"
@@ -124,7 +129,14 @@ for f in "${traces[@]}"; do
 	fi
 	checked=$((checked + 1))
 	bad=0
-	for m in q2c d2c i2d q2g g2i; do
+	# btt times Q2Q over all devices at once, btlat per device
+	ndev=$("$BIN/btcat" "$f" 2>/dev/null |
+		awk '$6 == "Q" { d[$1] } END { print length(d) }')
+	for m in q2c d2c i2d q2g g2i q2q q2m m2d; do
+		if [ "$m" = q2q ] && [ "$ndev" -gt 1 ]; then
+			echo "note $name q2q: $ndev devices, btt's Q2Q is across them"
+			continue
+		fi
 		read -r _ rn rmean <<<"$(grep "^$m " "$tmp/ref.avg")"
 		read -r _ on omean <<<"$(grep "^$m " "$tmp/ours.avg")"
 		read -r _ bn bmean <<<"$(grep "^$m " "$tmp/btt.avg")"

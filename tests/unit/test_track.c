@@ -851,6 +851,55 @@ static void test_tracker_merge_and_complete_keep_direction(void **state)
 	fx_free(f);
 }
 
+/*
+ * Merge times: each merged bio with a Q seen is listed with its M or F
+ * time and summed from q; the bio front-merged last before the I is the
+ * one the I is timed on, so it leaves the merge list (its q2m stays: the
+ * M just fed exposes its bio's Q in merged_q); past BT_RQ_QLIST merges
+ * only the sum grows.
+ */
+static void test_tracker_merge_times_kept(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 10, DEV, 116, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 11, DEV, 116, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 12, DEV, 108, 4096, 5);
+	rq = feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 14, DEV, 108, 4096, 5);
+	assert_int_equal(rq->merged_q, 12 * US);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 15, DEV, 100, 4096, 5);
+	rq = feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 18, DEV, 100, 4096, 5);
+	assert_int_equal(rq->merged_q, 15 * US);
+	assert_int_equal(rq->nmerged, 2);
+	assert_int_equal(rq->m_off_sum, (4 + 8) * US);
+	rq = feed(f, BT_A_INSERT, BT_TC_WRITE, 20, DEV, 100, 12288, 5);
+	/* the I is timed on the bio at 100: it leaves the merges */
+	assert_int_equal(rq->nmerged, 1);
+	assert_int_equal(rq->nmlist, 2);
+	assert_int_equal(rq->mlist[0], 14 * US);
+	assert_true(rq->mlist[1] == BT_TIME_NONE);
+	assert_int_equal(rq->m_off_sum, 4 * US);
+	/* back merges after the I, ten of them: the list holds eight */
+	for (uint64_t k = 0; k < 10; k++) {
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, 30 + 2 * k, DEV, 124 + 8 * k,
+		     4096, 5);
+		rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 31 + 2 * k, DEV,
+			  124 + 8 * k, 4096, 5);
+	}
+	assert_int_equal(rq->nmerged, 11);
+	assert_int_equal(rq->nmlist, BT_RQ_QLIST);
+	assert_int_equal(rq->mlist[7], (31 + 2 * 5) * US);
+	/* 4 + (21 + 23 + ... + 39) us from q */
+	assert_int_equal(rq->m_off_sum, (4 + 300) * US);
+	/* a merge of a bio whose Q was not seen: not timed */
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 60, DEV, 204, 4096, 5);
+	assert_true(rq->merged_q == BT_TIME_NONE);	/* its Q not seen */
+	assert_int_equal(rq->nmerged, 11);
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -897,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_dispatch_prefers_its_size),
 		cmocka_unit_test(test_tracker_stale_request_replaced),
 		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
+		cmocka_unit_test(test_tracker_merge_times_kept),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 

@@ -10,6 +10,10 @@
 #            once, twice and three times, and data writes with preflush
 #            and FUA (FWFS) behind blk-flush's preflush (D and C of FWS
 #            0 + 0 between their I and D)
+#   merge    merged bios: eleven back merges into one request (more than
+#            the tracker keeps one by one), two front merges before the
+#            I (the I is timed on the second), merges after the I, and a
+#            merged request requeued (its merged bios dispatched twice)
 # Each shape also holds ordinary reads and writes around it, so every
 # stage has samples.  Owners: reader 100, writer 200; kworker 300
 # dispatches, C has pid 0.
@@ -118,6 +122,62 @@ if ($shape eq 'lost') {
 		ev($t + 900, 'C', $W | $FUA | $SYNC, $s, 8, 200);
 		$t += 2000;
 	}
+} elsif ($shape eq 'merge') {
+	my $t = 10;
+	for my $k (0 .. 2) {
+		my $s = 1000 + 512 * $k;
+		# eleven back merges, then I, D, C
+		ev($t, 'Q', $R, $s, 8, 100);
+		ev($t + 1, 'G', $R, $s, 8, 100);
+		for my $b (1 .. 11) {
+			ev($t + 3 * $b, 'Q', $R, $s + 8 * $b, 8, 100);
+			ev($t + 3 * $b + 1 + $b % 3, 'M', $R, $s + 8 * $b, 8,
+			   100);
+		}
+		ev($t + 50, 'I', $R, $s, 96, 100);
+		ev($t + 90 + 10 * $k, 'D', $R, $s, 96, 100);
+		ev($t + 400, 'C', $R, $s, 96, 100);
+		$t += 1000;
+		# two front merges before the I
+		$s = 9000 + 512 * $k;
+		ev($t, 'Q', $W, $s + 16, 8, 200);
+		ev($t + 2, 'G', $W, $s + 16, 8, 200);
+		ev($t + 4, 'Q', $W, $s + 8, 8, 200);
+		ev($t + 5, 'F', $W, $s + 8, 8, 200);
+		ev($t + 9, 'Q', $W, $s, 8, 200);
+		ev($t + 12, 'F', $W, $s, 8, 200);
+		ev($t + 20, 'I', $W, $s, 24, 200);
+		ev($t + 70, 'D', $W, $s, 24, 200);
+		ev($t + 570, 'C', $W, $s, 24, 200);
+		$t += 1000;
+		# a back and a front merge after the I
+		$s = 20000 + 512 * $k;
+		ev($t, 'Q', $W, $s + 8, 8, 200);
+		ev($t + 1, 'G', $W, $s + 8, 8, 200);
+		ev($t + 3, 'I', $W, $s + 8, 8, 200);
+		ev($t + 10, 'Q', $W, $s + 16, 8, 200);
+		ev($t + 11, 'M', $W, $s + 16, 8, 200);
+		ev($t + 20, 'Q', $W, $s, 8, 200);
+		ev($t + 22, 'F', $W, $s, 8, 200);
+		ev($t + 80, 'D', $W, $s, 24, 200);
+		ev($t + 380, 'C', $W, $s, 24, 200);
+		$t += 1000;
+		# back merges, then a requeue: the merged bios go twice
+		$s = 30000 + 512 * $k;
+		ev($t, 'Q', $R, $s, 8, 100);
+		ev($t + 1, 'G', $R, $s, 8, 100);
+		ev($t + 4, 'Q', $R, $s + 8, 8, 100);
+		ev($t + 5, 'M', $R, $s + 8, 8, 100);
+		ev($t + 7, 'Q', $R, $s + 16, 8, 100);
+		ev($t + 9, 'M', $R, $s + 16, 8, 100);
+		ev($t + 12, 'I', $R, $s, 24, 100);
+		ev($t + 30, 'D', $R, $s, 24, 100);
+		ev($t + 33, 'R', $R, $s, 24, 100);
+		ev($t + 35, 'I', $R, $s, 24, 100);
+		ev($t + 200, 'D', $R, $s, 24, 100);
+		ev($t + 600, 'C', $R, $s, 24, 100);
+		$t += 1000;
+	}
 } else {
-	die "usage: mklat.pl lost|requeue > FILE\n";
+	die "usage: mklat.pl lost|requeue|merge > FILE\n";
 }
