@@ -760,6 +760,93 @@ void bt_tracker_get_stats(const struct bt_tracker *tr,
 			  struct bt_tracker_stats *st);
 void bt_tracker_free(struct bt_tracker *tr);
 
+/* ------------------------------------------------------------------- lat */
+
+/* lib/lat.c */
+
+/*
+ * Latency distributions (btkit(7) "Latency") per device, op and, when
+ * asked, owner: q2c, q2d, d2c, q2g, g2i and i2d, one sample per completed
+ * request; or, with btt set, weighted as btt 1.2.0 does so that the means
+ * are its "All Devices" averages: q2c, q2d and d2c once per bio contained
+ * in the request, q2g, g2i and i2d as the G, I and D events come, plus
+ * q2q, q2m and m2d per bio, requests without data left out and a
+ * non-positive difference counted as 1 ns.  Give the tracker the
+ * analysis's done callback with bt_lat_attach() before bt_tracker_new(),
+ * then every event and the request bt_tracker_feed() said it touched to
+ * bt_lat_feed().  Memory: a row is about 20 KB, at most max_groups rows
+ * of (device, owner); later owners share the row of pid BT_LAT_OTHERS.
+ */
+struct bt_lat;
+
+/* Row ops: BT_LAT_ALL holds every request of the device again. */
+enum bt_lat_op {
+	BT_LAT_R, BT_LAT_W, BT_LAT_D, BT_LAT_F, BT_LAT_N, BT_LAT_ALL,
+	BT_LAT_NOPS,
+};
+enum bt_lat_metric {
+	BT_LAT_Q2C, BT_LAT_Q2D, BT_LAT_D2C, BT_LAT_Q2G, BT_LAT_G2I,
+	BT_LAT_I2D, BT_LAT_Q2Q, BT_LAT_Q2M, BT_LAT_M2D, BT_LAT_NMETRICS,
+};
+#define BT_LAT_OTHERS		UINT32_MAX	/* pid of the row for the rest */
+
+/* One completed request, for bt_lat_opts.request. */
+struct bt_lat_req {
+	const struct bt_request *rq;
+	uint64_t start;		/* ns: its first Q (else G, I, D, C) */
+	uint64_t q2d, d2c, q2c;	/* ns; BT_TIME_NONE when a stage is missing */
+};
+
+struct bt_lat_opts {
+	int btt;		/* weight as btt (above) */
+	int per_pid;		/* rows per owner pid; else one per device (pid 0) */
+	int has_pid;		/* only requests owned by pid (implies per_pid) */
+	uint32_t pid;
+	uint32_t max_groups;	/* rows of (device, owner); 0: 1024 */
+	/*
+	 * optional: every completed request that passes the pid filter,
+	 * as it completes; then no distribution is kept.
+	 */
+	void (*request)(const struct bt_lat_req *r, void *arg);
+	void *arg;
+};
+
+struct bt_lat_stats {
+	uint64_t q, m, g, i, d, c;	/* events seen: Q, M or F, G, I, D, C */
+	uint64_t completed;	/* requests completed (after the pid filter) */
+	uint64_t rows;		/* rows with samples */
+	int nomem;		/* a sample or a row was lost to ENOMEM */
+};
+
+struct bt_lat_row {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid; BT_LAT_OTHERS */
+	int op;			/* enum bt_lat_op */
+	int metric;		/* enum bt_lat_metric */
+	struct bt_dist *d;	/* ns samples; bt_dist_quantile() may sort it */
+};
+
+/* NULL opts: defaults.  0 or -ENOMEM / -EINVAL. */
+int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts);
+/* Sets to->done and to->arg: the analysis's hook for finished requests. */
+void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to);
+/* One event and the request the tracker touched (NULL if none): 0 or -ENOMEM. */
+int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
+		const struct bt_request *rq);
+/* to - from in ns; a non-positive difference is 0, or 1 ns with btt. */
+uint64_t bt_lat_delta(const struct bt_lat *l, uint64_t from, uint64_t to);
+void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st);
+/*
+ * Every row with samples, by device, pid, op and metric, to row().
+ * Returns the number of rows or -EINVAL.
+ */
+int bt_lat_rows(struct bt_lat *l,
+		void (*row)(const struct bt_lat_row *r, void *arg), void *arg);
+/* "R", "W", "D", "F", "N", "all"; "q2c" ... "m2d"; NULL when out of range. */
+const char *bt_lat_op_name(int op);
+const char *bt_lat_metric_name(int metric);
+void bt_lat_free(struct bt_lat *l);
+
 /* ----------------------------------------------------------------- sched */
 
 /* lib/sched.c */
