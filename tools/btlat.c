@@ -144,6 +144,43 @@ static void warn_unfinished(const struct lat *l, const struct bt_tracker *tr)
 			l->o.prog, st.open + given_up, st.open, given_up);
 }
 
+/*
+ * Nothing to print: say on stderr which events the trace (as filtered)
+ * lacks for the table asked for, and what would work on it.
+ */
+static void explain_empty(const struct lat *l, const struct bt_lat_stats *s)
+{
+	const char *p = l->o.prog;
+	uint64_t all = s->q + s->m + s->g + s->i + s->d + s->c;
+	char have[160];
+
+	snprintf(have, sizeof(have), "%" PRIu64 " Q, %" PRIu64 " G, %" PRIu64
+		 " I, %" PRIu64 " D, %" PRIu64 " C", s->q, s->g, s->i, s->d,
+		 s->c);
+	if (!all)
+		fprintf(stderr, "%s: no rows: no Q, G, I, D or C event%s\n", p,
+			l->o.has_dev || l->o.has_window ?
+			" passes -d and -w" : " in the trace");
+	else if (l->lo.has_pid && (l->lo.btt ? s->q : s->completed + s->c))
+		fprintf(stderr, "%s: no rows: no request owned by pid %" PRIu32
+			" (%s)\n", p, l->lo.pid, have);
+	else if (l->lo.btt && !s->q)
+		fprintf(stderr, "%s: no rows: --btt times bios from their Q and"
+			" the trace has no Q events (%s); without --btt, btlat"
+			" times %s\n", p, have,
+			s->d && s->c ? "d2c" : "what the events allow");
+	else if (!l->lo.btt && !s->c)
+		fprintf(stderr, "%s: no rows: no request completed, the trace has"
+			" no C events (%s); %s\n", p, have,
+			!(s->q && (s->g || s->i || s->d)) ?
+			"every stage needs one" : l->each ?
+			"btlat --btt without -e times q2g, g2i and i2d" :
+			"--btt times q2g, g2i and i2d without them");
+	else
+		fprintf(stderr, "%s: no rows: no C completes a request seen"
+			" before it (%s)\n", p, have);
+}
+
 static struct bt_table *table(const struct lat *l)
 {
 	static const char *const cols[] = {
@@ -203,6 +240,8 @@ int main(int argc, char **argv)
 	if (bt_tool_table_done(&l.o, l.t))
 		status = BT_EXIT_DATA;
 	bt_lat_get_stats(lat, &ls);
+	if (status == BT_EXIT_OK && !(l.each ? ls.completed : ls.rows))
+		explain_empty(&l, &ls);
 	if (ls.nomem) {
 		fprintf(stderr, "%s: %s: percentiles incomplete\n", l.o.prog,
 			strerror(ENOMEM));

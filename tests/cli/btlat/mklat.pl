@@ -14,6 +14,10 @@
 #            the tracker keeps one by one), two front merges before the
 #            I (the I is timed on the second), merges after the I, and a
 #            merged request requeued (its merged bios dispatched twice)
+#   noc      reads and writes with Q, G, I and D but no C (a per-CPU file
+#            of a CPU that never completed anything)
+#   dc       reads and writes with D and C only (captured with -a issue
+#            -a complete)
 # Each shape also holds ordinary reads and writes around it, so every
 # stage has samples.  Owners: reader 100, writer 200; kworker 300
 # dispatches, C has pid 0.
@@ -178,6 +182,18 @@ if ($shape eq 'lost') {
 		ev($t + 600, 'C', $R, $s, 24, 100);
 		$t += 1000;
 	}
+} elsif ($shape eq 'noc' || $shape eq 'dc') {
+	my $t = 10;
+	for my $k (0 .. 5) {
+		my ($cat, $pid) = $k % 2 ? ($W, 200) : ($R, 100);
+		my @at = $shape eq 'noc' ? (0, 2, 5, 40) : ();
+		req($t, $cat, 1000 + 64 * $k, 8, $pid, @at);
+		if ($shape eq 'dc') {
+			ev($t + 40, 'D', $cat, 1000 + 64 * $k, 8, $pid);
+			ev($t + 240, 'C', $cat, 1000 + 64 * $k, 8, $pid);
+		}
+		$t += 1000;
+	}
 } else {
-	die "usage: mklat.pl lost|requeue|merge > FILE\n";
+	die "usage: mklat.pl lost|requeue|merge|noc|dc > FILE\n";
 }
