@@ -24,6 +24,12 @@ struct lat {
 	uint64_t first;		/* ns: first event, origin of -e times */
 };
 
+/* A number that is missing: "-" in text, an empty cell in CSV. */
+static void no_number(const struct lat *l)
+{
+	bt_table_str(l->t, l->o.csv ? "" : "-");
+}
+
 static void print_each(const struct bt_lat_req *e, void *arg)
 {
 	struct lat *l = arg;
@@ -41,7 +47,7 @@ static void print_each(const struct bt_lat_req *e, void *arg)
 		if (v[k] != BT_TIME_NONE)
 			bt_table_us(l->t, v[k]);
 		else
-			bt_table_str(l->t, "-");
+			no_number(l);
 	}
 	bt_table_end_row(l->t);
 }
@@ -54,7 +60,7 @@ static void print_row(const struct bt_lat_row *row, void *arg)
 
 	bt_table_dev(t, row->dev);
 	if (l->lo.per_pid && row->pid == BT_LAT_OTHERS) {
-		bt_table_str(t, "-");
+		no_number(l);
 		bt_table_str(t, "(others)");
 	} else if (l->lo.per_pid) {
 		bt_table_u64(t, row->pid);
