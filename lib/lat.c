@@ -34,6 +34,9 @@ struct bt_lat {
 	struct bt_lat_opts o;
 	struct bt_group *g;	/* struct grp by dev and owner pid */
 	struct bt_lat_stats st;
+	/* the last row looked up: most events in a row are one owner's */
+	struct grp *last;
+	uint32_t last_dev, last_pid;
 	int nomem;
 };
 
@@ -78,6 +81,8 @@ static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
 
 	if (!l->o.per_pid)
 		pid = 0;
+	if (l->last && l->last_dev == dev && l->last_pid == pid)
+		return l->last;
 	/* A row is up to 20 KB: past max_groups, one row for the rest. */
 	if (bt_group_count(l->g) >= l->o.max_groups && pid != BT_LAT_OTHERS &&
 	    !bt_group_find(l->g, dev, pid, 0))
@@ -85,6 +90,10 @@ static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
 	x = bt_group_get(l->g, dev, pid, 0);
 	if (!x)
 		l->nomem = 1;
+	/* Adding a group may move the others: remember only this one. */
+	l->last = x;
+	l->last_dev = dev;
+	l->last_pid = pid;
 	return x;
 }
 
@@ -167,12 +176,6 @@ static void add_per_bio(struct bt_lat *l, struct bt_dist *d,
 static void add_request(struct bt_lat *l, struct bt_dist *m,
 			const struct bt_request *rq)
 {
-	const uint64_t pairs[BT_LAT_I2D + 1][2] = {
-		[BT_LAT_Q2C] = { rq->q, rq->c }, [BT_LAT_Q2D] = { rq->q, rq->d },
-		[BT_LAT_D2C] = { rq->d, rq->c }, [BT_LAT_Q2G] = { rq->q, rq->g },
-		[BT_LAT_G2I] = { rq->g, rq->i }, [BT_LAT_I2D] = { rq->i, rq->d },
-	};
-
 	if (l->o.btt) {
 		if (have(rq->q, rq->c))
 			add_per_bio(l, &m[BT_LAT_Q2C], rq, rq->c);
@@ -183,10 +186,18 @@ static void add_request(struct bt_lat *l, struct bt_dist *m,
 			    rq->nbios - (uint32_t)__builtin_popcount(rq->qsplit));
 		return;
 	}
-	for (int k = 0; k <= BT_LAT_I2D; k++)
-		if (have(pairs[k][0], pairs[k][1]))
-			add(l, &m[k], bt_lat_delta(l, pairs[k][0], pairs[k][1]),
-			    1);
+	if (have(rq->q, rq->c))
+		add(l, &m[BT_LAT_Q2C], bt_lat_delta(l, rq->q, rq->c), 1);
+	if (have(rq->q, rq->d))
+		add(l, &m[BT_LAT_Q2D], bt_lat_delta(l, rq->q, rq->d), 1);
+	if (have(rq->d, rq->c))
+		add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c), 1);
+	if (have(rq->q, rq->g))
+		add(l, &m[BT_LAT_Q2G], bt_lat_delta(l, rq->q, rq->g), 1);
+	if (have(rq->g, rq->i))
+		add(l, &m[BT_LAT_G2I], bt_lat_delta(l, rq->g, rq->i), 1);
+	if (have(rq->i, rq->d))
+		add(l, &m[BT_LAT_I2D], bt_lat_delta(l, rq->i, rq->d), 1);
 }
 
 static void on_done(const struct bt_request *rq, void *arg)
@@ -247,20 +258,6 @@ static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
 	}
 }
 
-static void count(struct bt_lat *l, const struct bt_event *ev)
-{
-	switch (ev->action) {
-	case BT_A_QUEUE: l->st.q++; break;
-	case BT_A_BACKMERGE:
-	case BT_A_FRONTMERGE: l->st.m++; break;
-	case BT_A_GETRQ: l->st.g++; break;
-	case BT_A_INSERT: l->st.i++; break;
-	case BT_A_ISSUE: l->st.d++; break;
-	case BT_A_COMPLETE: l->st.c++; break;
-	default: break;
-	}
-}
-
 /*
  * btt times q2g, g2i and i2d as the events come, on the request's first
  * bio: once per G, once per I (a requeued request is inserted again, and
@@ -271,20 +268,15 @@ static void count(struct bt_lat *l, const struct bt_event *ev)
  * is timed on).  It ignores events without data and requests whose
  * first bio it never saw queued.
  */
-int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
-		const struct bt_request *rq)
+/* Out of line: the checks every event goes through stay cheap. */
+__attribute__((noinline))
+static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
+		    const struct bt_request *rq)
 {
 	struct grp *g;
 	uint64_t from;
 	int k, op;
 
-	if (!l || !ev)
-		return -EINVAL;
-	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
-		return 0;
-	count(l, ev);
-	if (!l->o.btt || l->o.request || !rq)
-		return 0;
 	if (!ev->bytes || !rq->nbios || rq->q == BT_TIME_NONE)
 		return 0;
 	if (l->o.has_pid && rq->pid != l->o.pid)
@@ -334,6 +326,28 @@ int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
 	return l->nomem ? -ENOMEM : 0;
 }
 
+int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
+		const struct bt_request *rq)
+{
+	if (!l || !ev)
+		return -EINVAL;
+	if (ev->category & (BT_TC_NOTIFY | BT_TC_PC))
+		return 0;
+	switch (ev->action) {
+	case BT_A_QUEUE: l->st.q++; break;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE: l->st.m++; break;
+	case BT_A_GETRQ: l->st.g++; break;
+	case BT_A_INSERT: l->st.i++; break;
+	case BT_A_ISSUE: l->st.d++; break;
+	case BT_A_COMPLETE: l->st.c++; return 0;
+	default: return 0;
+	}
+	if (!l->o.btt || l->o.request || !rq)
+		return 0;
+	return feed_btt(l, ev, rq);
+}
+
 void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st)
 {
 	if (!l || !st)
@@ -360,6 +374,7 @@ int bt_lat_rows(struct bt_lat *l,
 	if (!l || !row)
 		return -EINVAL;
 	bt_group_sort(l->g, NULL);
+	l->last = NULL;
 	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
 		for (int op = 0; op < BT_LAT_NOPS; op++) {
 			for (int k = 0; k < BT_LAT_NMETRICS; k++) {

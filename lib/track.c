@@ -56,6 +56,8 @@ struct bt_tracker {
 	uint32_t mask, max_slots;	/* index slots - 1; at most 2 x cap */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
+	uint32_t nsame;		/* entries at the key of the last lookup */
+	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
 	struct bt_request last;	/* a finished request, valid until next call */
 };
@@ -344,7 +346,7 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 {
 	int newest = newest_first(score);
 	struct ent *best = NULL;
-	uint32_t s = slot_of(tr, dev, key);
+	uint32_t s = slot_of(tr, dev, key), n = 0;
 	int bs = 0;
 
 	for (; idx[s]; s = (s + 1) & tr->mask) {
@@ -353,6 +355,7 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 
 		if (x->rq.dev != dev || ent_key(tr, idx, x) != key)
 			continue;
+		n++;
 		v = score(x, ev);
 		if (v > bs || (v == bs && v > 0 &&
 				(newest ? x->seq > best->seq :
@@ -361,6 +364,7 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 			bs = v;
 		}
 	}
+	tr->nsame = n;
 	return best;
 }
 
@@ -648,6 +652,7 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
 {
 	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score, ev);
 
+	tr->others = x ? tr->nsame - 1 : tr->nsame;
 	if (x) {
 		touch(tr, x, ev->time);
 		return x;
@@ -669,6 +674,9 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 {
 	uint32_t s;
 
+	/* get_or_new() saw no other request at the key: nothing to scan */
+	if (!tr->others)
+		return;
 again:
 	for (s = slot_of(tr, x->rq.dev, x->skey); tr->sidx[s];
 	     s = (s + 1) & tr->mask) {
