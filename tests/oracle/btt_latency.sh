@@ -28,14 +28,14 @@ set -u
 oracle_need blkparse btt btlat btcat
 
 perl "$TOP/tests/cli/btmerge/mkreq.pl" >"$tmp/mkreq.bin" || exit 1
-for shape in lost requeue merge; do
+for shape in lost requeue merge noc; do
 	perl "$TOP/tests/cli/btlat/mklat.pl" $shape >"$tmp/$shape.bin" || exit 1
 done
 if command -v btgen >/dev/null; then
 	btgen -n 200000 -c 2 -o "$tmp" -b btgen >/dev/null 2>&1 || exit 1
 fi
 oracle_traces "$tmp"/btgen.bin "$tmp/mkreq.bin" "$tmp/lost.bin" "$tmp/requeue.bin" \
-	"$tmp/merge.bin"
+	"$tmp/merge.bin" "$tmp/noc.bin"
 
 # The independent reference: "METRIC n mean_us" lines.
 ref_awk='
