@@ -39,8 +39,8 @@ struct ent {
 	uint64_t end;		/* sectors: key in the end index */
 	uint64_t seq;		/* creation order, for oldest-first ties */
 	uint64_t d_sector;	/* sectors: start when dispatched */
-	uint32_t remaining;	/* bytes not yet completed */
 	uint64_t front_t;	/* ns: latest front merge before the I */
+	uint32_t remaining;	/* bytes not yet completed */
 	uint32_t prev, next;	/* age list, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
