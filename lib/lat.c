@@ -266,9 +266,9 @@ static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
  * Each Q with data gives q2q, each merge of a bio it saw queued q2m, and
  * each D m2d for every bio merged into the request (but the one the I
  * is timed on).  It ignores events without data and requests whose
- * first bio it never saw queued.
+ * first bio it never saw queued.  Out of line, so that the checks every
+ * event goes through in bt_lat_feed() stay cheap.
  */
-/* Out of line: the checks every event goes through stay cheap. */
 __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
@@ -305,7 +305,8 @@ static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 	default:
 		return 0;
 	}
-	if (k != BT_LAT_Q2Q && from == BT_TIME_NONE && k != BT_LAT_I2D)
+	/* q2q needs no start here; a D gives m2d even without an I */
+	if (from == BT_TIME_NONE && k != BT_LAT_Q2Q && k != BT_LAT_I2D)
 		return 0;
 	g = grp_get(l, rq->dev, rq->pid);
 	if (!g)
