@@ -678,7 +678,10 @@ int bt_table_free(struct bt_table *t);
  * memory is bounded by the requests in flight: a request without any
  * event for expire_ns of trace time is dropped and counted (and handed to
  * the done callback with BT_RQ_EXPIRED), as is the oldest one when the
- * table is full.  No allocation per event.
+ * table is full, and one without event for 1 s when a newer request at
+ * its start sector takes a G, I or D (its own D or C was lost).  Events
+ * only match requests of their direction (read or write).  No allocation
+ * per event.
  */
 struct bt_tracker;
 
@@ -692,7 +695,7 @@ struct bt_tracker;
 #define BT_RQ_NOQ		(1u << 3)	/* no Q: blk-flush flush, or began before the trace */
 #define BT_RQ_DIRECT		(1u << 4)	/* dispatched without I (direct issue) */
 #define BT_RQ_PARTIAL		(1u << 5)	/* completed in more than one C */
-#define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired or evicted */
+#define BT_RQ_EXPIRED		(1u << 6)	/* never completed: expired, evicted or replaced */
 #define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
 #define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
 #define BT_RQ_FRONT		(1u << 9)	/* front-merged before I: starts with a later bio */
@@ -726,10 +729,19 @@ struct bt_request {
 	uint64_t last;		/* ns: latest event folded in */
 	uint64_t q_off_sum;	/* ns: sum over the bios of (bio's Q - q) */
 	uint64_t qlist[BT_RQ_QLIST]; /* ns: Q times of the first bios, in folding order */
+	uint64_t mlist[BT_RQ_QLIST]; /* ns: M or F times of the first merged bios
+				      * with a Q, in order; BT_TIME_NONE: the
+				      * bio front-merged before the I, which
+				      * the I is timed on */
+	uint64_t m_off_sum;	/* ns: sum over the nmerged bios of (M or F - q) */
+	uint64_t merged_q;	/* ns: after an M or F, the Q of the bio it
+				   merged (BT_TIME_NONE: not seen) */
 	uint64_t cgroup;	/* cgroup id of the first event that had one, else 0 */
 	uint32_t bytes;		/* bytes: of the D (else the sum of the bios) */
 	uint32_t nbios;		/* bios folded in: Q'd bios, merges, split pieces */
 	uint32_t nqlist;	/* entries used in qlist */
+	uint32_t nmerged;	/* bios merged with a Q seen, less the front one the I is timed on */
+	uint32_t nmlist;	/* entries used in mlist */
 	uint32_t nrequeue;	/* R events */
 	uint32_t pid;		/* owner: pid of the first Q (else of the first event) */
 	uint32_t dev;		/* kernel dev_t analysed (bottom of a remap) */
@@ -763,6 +775,8 @@ struct bt_tracker_stats {
 	uint64_t remapped;	/* bios that moved to another device (A) */
 	uint64_t inflight;	/* requests in the table now */
 	uint64_t peak;		/* most requests in the table at once */
+	uint64_t replaced;	/* given up: no event for 1 s, and a newer
+				   request at its sector took a G, I or D */
 };
 
 /* NULL opts: defaults.  0 or -ENOMEM / -EINVAL. */
@@ -780,6 +794,93 @@ void bt_tracker_flush(struct bt_tracker *tr);
 void bt_tracker_get_stats(const struct bt_tracker *tr,
 			  struct bt_tracker_stats *st);
 void bt_tracker_free(struct bt_tracker *tr);
+
+/* ------------------------------------------------------------------- lat */
+
+/* lib/lat.c */
+
+/*
+ * Latency distributions (btkit(7) "Latency") per device, op and, when
+ * asked, owner: q2c, q2d, d2c, q2g, g2i and i2d, one sample per completed
+ * request; or, with btt set, weighted as btt 1.2.0 does so that the means
+ * are its "All Devices" averages: q2c, q2d and d2c once per bio contained
+ * in the request, q2g, g2i and i2d as the G, I and D events come, plus
+ * q2q, q2m and m2d per bio, requests without data left out and a
+ * non-positive difference counted as 1 ns.  Give the tracker the
+ * analysis's done callback with bt_lat_attach() before bt_tracker_new(),
+ * then every event and the request bt_tracker_feed() said it touched to
+ * bt_lat_feed().  Memory: a row is about 20 KB, at most max_groups rows
+ * of (device, owner); later owners share the row of pid BT_LAT_OTHERS.
+ */
+struct bt_lat;
+
+/* Row ops: BT_LAT_ALL holds every request of the device again. */
+enum bt_lat_op {
+	BT_LAT_R, BT_LAT_W, BT_LAT_D, BT_LAT_F, BT_LAT_N, BT_LAT_ALL,
+	BT_LAT_NOPS,
+};
+enum bt_lat_metric {
+	BT_LAT_Q2C, BT_LAT_Q2D, BT_LAT_D2C, BT_LAT_Q2G, BT_LAT_G2I,
+	BT_LAT_I2D, BT_LAT_Q2Q, BT_LAT_Q2M, BT_LAT_M2D, BT_LAT_NMETRICS,
+};
+#define BT_LAT_OTHERS		UINT32_MAX	/* pid of the row for the rest */
+
+/* One completed request, for bt_lat_opts.request. */
+struct bt_lat_req {
+	const struct bt_request *rq;
+	uint64_t start;		/* ns: its first Q (else G, I, D, C) */
+	uint64_t q2d, d2c, q2c;	/* ns; BT_TIME_NONE when a stage is missing */
+};
+
+struct bt_lat_opts {
+	int btt;		/* weight as btt (above) */
+	int per_pid;		/* rows per owner pid; else one per device (pid 0) */
+	int has_pid;		/* only requests owned by pid (implies per_pid) */
+	uint32_t pid;
+	uint32_t max_groups;	/* rows of (device, owner); 0: 1024 */
+	/*
+	 * optional: every completed request that passes the pid filter,
+	 * as it completes; then no distribution is kept.
+	 */
+	void (*request)(const struct bt_lat_req *r, void *arg);
+	void *arg;
+};
+
+struct bt_lat_stats {
+	uint64_t q, m, g, i, d, c;	/* events seen: Q, M or F, G, I, D, C */
+	uint64_t completed;	/* requests completed (after the pid filter) */
+	uint64_t rows;		/* rows with samples */
+	int nomem;		/* a sample or a row was lost to ENOMEM */
+};
+
+struct bt_lat_row {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid; BT_LAT_OTHERS */
+	int op;			/* enum bt_lat_op */
+	int metric;		/* enum bt_lat_metric */
+	struct bt_dist *d;	/* ns samples; bt_dist_quantile() may sort it */
+};
+
+/* NULL opts: defaults.  0 or -ENOMEM / -EINVAL. */
+int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts);
+/* Sets to->done and to->arg: the analysis's hook for finished requests. */
+void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to);
+/* One event and the request the tracker touched (NULL if none): 0 or -ENOMEM. */
+int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
+		const struct bt_request *rq);
+/* to - from in ns; a non-positive difference is 0, or 1 ns with btt. */
+uint64_t bt_lat_delta(const struct bt_lat *l, uint64_t from, uint64_t to);
+void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st);
+/*
+ * Every row with samples, by device, pid, op and metric, to row().
+ * Returns the number of rows or -EINVAL.
+ */
+int bt_lat_rows(struct bt_lat *l,
+		void (*row)(const struct bt_lat_row *r, void *arg), void *arg);
+/* "R", "W", "D", "F", "N", "all"; "q2c" ... "m2d"; NULL when out of range. */
+const char *bt_lat_op_name(int op);
+const char *bt_lat_metric_name(int metric);
+void bt_lat_free(struct bt_lat *l);
 
 /* ----------------------------------------------------------------- sched */
 

@@ -21,6 +21,14 @@
 #define DEFAULT_CAP	32768u
 #define MIN_CAP		4u		/* a split needs room for two */
 #define MAX_CAP		(1u << 24)
+/*
+ * A request that has waited this long without an event where a newer
+ * request at its sector takes a G, I or D lost its own events: it is
+ * replaced, not matched (1 s of trace time; schedulers dispatch far
+ * sooner, and two requests for one sector waiting together are rare and
+ * short-lived).
+ */
+#define STALE_NS	1000000000ull
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -31,8 +39,10 @@ struct ent {
 	uint64_t end;		/* sectors: key in the end index */
 	uint64_t seq;		/* creation order, for oldest-first ties */
 	uint64_t d_sector;	/* sectors: start when dispatched */
+	uint64_t front_t;	/* ns: latest front merge before the I */
 	uint32_t remaining;	/* bytes not yet completed */
 	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
 	uint8_t cls;		/* class_of() of the event that made it */
 };
@@ -46,6 +56,8 @@ struct bt_tracker {
 	uint32_t mask, max_slots;	/* index slots - 1; at most 2 x cap */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
+	uint32_t nsame;		/* entries at the key of the last lookup */
+	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
 	struct bt_request last;	/* a finished request, valid until next call */
 };
@@ -303,7 +315,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
 	x->rq.q = x->rq.g = x->rq.i = x->rq.d = x->rq.c = BT_TIME_NONE;
-	x->rq.i_last = x->rq.d_first = BT_TIME_NONE;
+	x->rq.i_last = x->rq.d_first = x->rq.merged_q = BT_TIME_NONE;
 	x->rq.last = ev->time;
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.pid = ev->pid;
@@ -339,7 +351,7 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 {
 	int newest = newest_first(score);
 	struct ent *best = NULL;
-	uint32_t s = slot_of(tr, dev, key);
+	uint32_t s = slot_of(tr, dev, key), n = 0;
 	int bs = 0;
 
 	for (; idx[s]; s = (s + 1) & tr->mask) {
@@ -348,6 +360,7 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 
 		if (x->rq.dev != dev || ent_key(tr, idx, x) != key)
 			continue;
+		n++;
 		v = score(x, ev);
 		if (v > bs || (v == bs && v > 0 &&
 				(newest ? x->seq > best->seq :
@@ -356,28 +369,42 @@ static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
 			bs = v;
 		}
 	}
+	tr->nsame = n;
 	return best;
+}
+
+/*
+ * Reads and writes never share a request: a lost D or C must not let a
+ * request of the other direction at the same sector take over the old
+ * one's times.  Every event of a request carries its direction bit.
+ */
+static inline int same_dir(const struct ent *x, const struct bt_event *ev)
+{
+	return !((x->rq.category ^ ev->category) & BT_TC_WRITE);
 }
 
 /* A lone queued bio, waiting for G, M, F, X or A. */
 static int score_bio(const struct ent *x, const struct bt_event *ev)
 {
-	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1)
+	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1 ||
+	    !same_dir(x, ev))
 		return 0;
 	return x->rq.bytes == ev->bytes ? 2 : 1;
 }
 
 static int score_mark(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == RQS_MARK;
+	if (x->rq.state != RQS_MARK || !same_dir(x, ev))
+		return 0;
+	return x->rq.bytes == ev->bytes ? 2 : 1;
 }
 
 /* The rest of a split bio, queued again by kernels that trace its Q. */
 static int score_piece(const struct ent *x, const struct bt_event *ev)
 {
 	return x->rq.state == BT_RQS_QUEUED && (x->rq.qsplit & 1) &&
-	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes;
+	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes &&
+	       same_dir(x, ev);
 }
 
 static int newest_first(score_fn score)
@@ -389,8 +416,8 @@ static int newest_first(score_fn score)
 /* A request still open to merges. */
 static int score_merge_target(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED;
+	return (x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED) &&
+	       same_dir(x, ev);
 }
 
 /*
@@ -410,7 +437,7 @@ static uint8_t class_of(const struct bt_event *ev)
 
 static inline int same_class(const struct ent *x, const struct bt_event *ev)
 {
-	return x->cls == class_of(ev);
+	return x->cls == class_of(ev) && same_dir(x, ev);
 }
 
 static int score_insert(const struct ent *x, const struct bt_event *ev)
@@ -428,18 +455,25 @@ static int score_insert(const struct ent *x, const struct bt_event *ev)
 	}
 }
 
+/*
+ * Among requests in the same state at a sector, the one of the D's size
+ * (or, for a C, no larger than what remains) is the D's: another size is
+ * a different request whose own events were lost.
+ */
 static int score_issue(const struct ent *x, const struct bt_event *ev)
 {
+	int same = x->remaining == ev->bytes;
+
 	if (!same_class(x, ev))
 		return 0;
 	switch (x->rq.state) {
 	case BT_RQS_INSERTED:
-		return 4;
+		return 8 + same;
 	case BT_RQS_GOT:
 	case BT_RQS_REQUEUED:
-		return 3;
+		return 6 + same;
 	case BT_RQS_QUEUED:
-		return 2;
+		return 4 + same;
 	default:
 		return 0;
 	}
@@ -447,15 +481,16 @@ static int score_issue(const struct ent *x, const struct bt_event *ev)
 
 static int score_complete(const struct ent *x, const struct bt_event *ev)
 {
+	int fits = ev->bytes <= x->remaining;
+
 	if (!same_class(x, ev) || x->rq.state == RQS_MARK)
 		return 0;
-	return x->rq.state == BT_RQS_ISSUED ? 2 : 1;
+	return (x->rq.state == BT_RQS_ISSUED ? 4 : 2) + fits;
 }
 
 static int score_requeue(const struct ent *x, const struct bt_event *ev)
 {
-	(void)ev;
-	return x->rq.state == BT_RQS_ISSUED;
+	return x->rq.state == BT_RQS_ISSUED && same_dir(x, ev);
 }
 
 static void add_q(struct ent *x, uint64_t t, int split)
@@ -463,8 +498,10 @@ static void add_q(struct ent *x, uint64_t t, int split)
 	struct bt_request *rq = &x->rq;
 
 	if (rq->q == BT_TIME_NONE || t < rq->q) {
-		if (rq->q != BT_TIME_NONE)
+		if (rq->q != BT_TIME_NONE) {
 			rq->q_off_sum += (uint64_t)rq->nbios * (rq->q - t);
+			rq->m_off_sum += (uint64_t)rq->nmerged * (rq->q - t);
+		}
 		rq->q = t;
 	}
 	rq->q_off_sum += t - rq->q;
@@ -474,6 +511,40 @@ static void add_q(struct ent *x, uint64_t t, int split)
 		rq->qlist[rq->nqlist++] = t;
 	}
 	rq->nbios++;
+}
+
+/*
+ * A bio with a known Q merged into x at t.  The bio at the start of the
+ * request when it is inserted is the one the I (and btt's i2d) is timed
+ * on: a front merge before the I is remembered, so that the I can take
+ * that bio out of the merges timed at D.
+ */
+static void note_merge(struct ent *x, uint64_t t, int front)
+{
+	struct bt_request *rq = &x->rq;
+	int listed = rq->nmlist < BT_RQ_QLIST;
+
+	if (listed)
+		rq->mlist[rq->nmlist++] = t;
+	if (front) {
+		x->front_t = t;
+		x->front_k = listed ? (uint8_t)rq->nmlist : UINT8_MAX;
+	}
+	rq->m_off_sum += t - rq->q;
+	rq->nmerged++;
+}
+
+static void unnote_front(struct ent *x)
+{
+	struct bt_request *rq = &x->rq;
+
+	if (!x->front_k)
+		return;
+	if (x->front_k != UINT8_MAX)
+		rq->mlist[x->front_k - 1] = BT_TIME_NONE;
+	rq->m_off_sum -= x->front_t - rq->q;
+	rq->nmerged--;
+	x->front_k = 0;
 }
 
 /* Fold the bio entry b into request x (a merge), then free b. */
@@ -547,7 +618,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 	struct ent *b = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
 			       ev);
 	struct ent *x;
-	uint64_t nsec = ev->bytes >> 9;
+	uint64_t nsec = ev->bytes >> 9, bio_q;
 
 	if (back)
 		x = lookup(tr, tr->eidx, ev->dev, ev->sector,
@@ -563,8 +634,12 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		return NULL;
 	}
 	/* Without the bio's Q (before the trace) only the bytes grow. */
+	bio_q = b ? b->rq.q : BT_TIME_NONE;
 	if (b)
 		fold(tr, x, b);
+	x->rq.merged_q = bio_q;
+	if (bio_q != BT_TIME_NONE)
+		note_merge(x, ev->time, !back && x->rq.state < BT_RQS_INSERTED);
 	x->remaining += ev->bytes;
 	x->rq.bytes = x->remaining;
 	if (!back) {
@@ -582,6 +657,7 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
 {
 	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score, ev);
 
+	tr->others = x ? tr->nsame - 1 : tr->nsame;
 	if (x) {
 		touch(tr, x, ev->time);
 		return x;
@@ -590,6 +666,37 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
 	x = alloc_ent(tr, ev, state);
 	x->rq.flags |= BT_RQ_NOQ;
 	return x;
+}
+
+/*
+ * x has just taken a G, I or D at its start sector: an older request of
+ * its class there that has shown nothing for STALE_NS lost its own D or
+ * C (a CPU file missing, events lost).  Left in place, it would take the
+ * next D or C at that sector with its old Q time, so give it up now, as
+ * an expired one.  Whatever its direction: it can no longer be matched.
+ */
+static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
+{
+	uint32_t s;
+
+	/* get_or_new() saw no other request at the key: nothing to scan */
+	if (!tr->others)
+		return;
+again:
+	for (s = slot_of(tr, x->rq.dev, x->skey); tr->sidx[s];
+	     s = (s + 1) & tr->mask) {
+		struct ent *y = &tr->pool[tr->sidx[s] - 1];
+
+		if (y == x || y->rq.dev != x->rq.dev || y->skey != x->skey ||
+		    y->rq.state == RQS_MARK || y->cls != x->cls ||
+		    y->seq > x->seq || y->rq.last >= now ||
+		    now - y->rq.last <= STALE_NS)
+			continue;
+		tr->st.replaced++;
+		/* Dropping shifts the index: look again from the start. */
+		drop(tr, y, BT_RQ_EXPIRED);
+		goto again;
+	}
 }
 
 static struct bt_request *on_getrq(struct bt_tracker *tr,
@@ -601,6 +708,7 @@ static struct bt_request *on_getrq(struct bt_tracker *tr,
 	if (x->rq.g == BT_TIME_NONE)
 		x->rq.g = ev->time;
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 
@@ -609,11 +717,14 @@ static struct bt_request *on_insert(struct bt_tracker *tr,
 {
 	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
 
+	if (x->rq.i == BT_TIME_NONE)
+		unnote_front(x);
 	x->rq.state = BT_RQS_INSERTED;
 	if (x->rq.i == BT_TIME_NONE)
 		x->rq.i = ev->time;
 	x->rq.i_last = ev->time;
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 
@@ -634,6 +745,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	x->rq.category = ev->category;
 	bt_event_rwbs(ev, x->rq.rwbs);
 	reindex(tr, x);
+	replace_stale(tr, x, ev->time);
 	return &x->rq;
 }
 

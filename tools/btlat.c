@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * btlat - latency distributions per device and op from the rebuilt
- * requests: q2c, q2d, d2c, q2g, g2i and i2d with count, mean and
- * percentiles.  By default every completed request is one sample.  --btt
- * weights as btt does, so the means match its averages: q2c, q2d and d2c
- * once per bio contained in the request (so not for a bio split across
- * requests, which btt never finds inside one), q2g, g2i and i2d once
- * per request, requests without data left out, and a non-positive delta
- * counted as 1 ns.  -e prints one line per request instead, as requests
- * complete, for plotting.
+ * requests: q2c, q2d, d2c, q2g, g2i and i2d (with --btt also q2q, q2m
+ * and m2d) with count, mean and percentiles, computed by the library's
+ * latency analysis (lib/lat.c: one sample per completed request, or
+ * btt's weighting with --btt).  -e prints one line per request instead,
+ * as requests complete, for plotting.  The tool only wires options,
+ * reader, tracker, analysis and table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,246 +15,65 @@
 #include <string.h>
 #include "common.h"
 
-#define MAX_GROUPS	1024		/* devices x processes with rows */
-#define OTHERS		UINT32_MAX	/* pid of the row for the rest */
-
-/* OP_ALL holds every request of the device again, as btt's averages do. */
-enum { OP_R, OP_W, OP_D, OP_F, OP_N, OP_ALL, NOPS };
-static const char op_name[NOPS][4] = { "R", "W", "D", "F", "N", "all" };
-enum { M_Q2C, M_Q2D, M_D2C, M_Q2G, M_G2I, M_I2D, NMET };
-static const char met_name[NMET][4] = {
-	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d",
-};
-
-struct grp {
-	struct bt_dist m[NOPS][NMET];
-};
-
 struct lat {
 	struct bt_opts o;
-	bool per_pid, btt, each, has_pid;
-	uint32_t want_pid;
-	struct bt_group *g;	/* struct grp by dev and owner pid */
-	struct bt_table *t;	/* -e: rows as requests complete */
+	struct bt_lat_opts lo;
+	bool each;
+	const struct bt_reader *r;
+	struct bt_table *t;
 	uint64_t first;		/* ns: first event, origin of -e times */
-	int nomem;
 };
 
-static struct grp *grp_get(struct lat *l, uint32_t dev, uint32_t pid)
+/* A number that is missing: "-" in text, an empty cell in CSV. */
+static void no_number(const struct lat *l)
 {
-	struct grp *x;
-
-	if (!l->per_pid)
-		pid = 0;
-	/* A distribution is up to 15 KB: past MAX_GROUPS, one row for the rest. */
-	if (bt_group_count(l->g) >= MAX_GROUPS && pid != OTHERS &&
-	    !bt_group_find(l->g, dev, pid, 0))
-		pid = OTHERS;
-	x = bt_group_get(l->g, dev, pid, 0);
-	if (!x)
-		bt_tool_nomem(&l->o);
-	return x;
+	bt_table_str(l->t, l->o.csv ? "" : "-");
 }
 
-static int op_index(char op)
+static void print_each(const struct bt_lat_req *e, void *arg)
 {
-	switch (op) {
-	case 'R': return OP_R;
-	case 'W': return OP_W;
-	case 'D': return OP_D;
-	case 'F': return OP_F;
-	default: return OP_N;
-	}
-}
-
-static int have(uint64_t a, uint64_t b)
-{
-	return a != BT_TIME_NONE && b != BT_TIME_NONE;
-}
-
-/* btt's tdelta: a non-positive difference counts as 1 ns. */
-static uint64_t delta(const struct lat *l, uint64_t from, uint64_t to)
-{
-	if (to > from)
-		return to - from;
-	return l->btt ? 1 : 0;
-}
-
-static void add(struct lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
-{
-	while (n--)
-		if (bt_dist_add(d, v) < 0)
-			l->nomem = 1;
-}
-
-/* One sample per bio: the kept Q times, then the rest from their sum. */
-static void add_per_bio(struct lat *l, struct bt_dist *d,
-			const struct bt_request *rq, uint64_t to)
-{
-	uint64_t rest = rq->q_off_sum, n = rq->nbios - rq->nqlist, base, rem;
-
-	for (uint32_t k = 0; k < rq->nqlist; k++) {
-		/* btt never finds a split bio inside one request. */
-		if (!((rq->qsplit >> k) & 1))
-			add(l, d, delta(l, rq->qlist[k], to), 1);
-		rest -= rq->qlist[k] - rq->q;
-	}
-	if (!n)
-		return;
-	/* Spread the remaining offsets so that the sum stays exact. */
-	base = rest / n;
-	rem = rest % n;
-	add(l, d, delta(l, rq->q + base + 1, to), rem);
-	add(l, d, delta(l, rq->q + base, to), n - rem);
-}
-
-static void print_each(struct lat *l, const struct bt_request *rq)
-{
-	uint64_t t0 = rq->q != BT_TIME_NONE ? rq->q :
-		      rq->g != BT_TIME_NONE ? rq->g :
-		      rq->i != BT_TIME_NONE ? rq->i : rq->d;
+	struct lat *l = arg;
+	const struct bt_request *rq = e->rq;
 	char op[2] = { rq->op, '\0' };
-	const uint64_t pairs[3][2] = {
-		{ rq->q, rq->d }, { rq->d, rq->c }, { rq->q, rq->c },
-	};
+	const uint64_t v[3] = { e->q2d, e->d2c, e->q2c };
 
-	if (t0 == BT_TIME_NONE)
-		t0 = rq->c;
-	bt_table_s(l->t, t0 > l->first ? t0 - l->first : 0);
+	bt_table_s(l->t, e->start > l->first ? e->start - l->first : 0);
 	bt_table_u64(l->t, rq->pid);
 	bt_table_str(l->t, rq->comm[0] ? rq->comm : "-");
 	bt_table_str(l->t, op);
 	bt_table_u64(l->t, rq->sector);
 	bt_table_u64(l->t, rq->bytes);
 	for (int k = 0; k < 3; k++) {
-		if (have(pairs[k][0], pairs[k][1]))
-			bt_table_us(l->t, delta(l, pairs[k][0], pairs[k][1]));
+		if (v[k] != BT_TIME_NONE)
+			bt_table_us(l->t, v[k]);
 		else
-			bt_table_str(l->t, "-");
+			no_number(l);
 	}
 	bt_table_end_row(l->t);
 }
 
-/*
- * btt times the stages as the events come, once per I and per D: a
- * requeued request gives G to I and I to D twice, and a request that never
- * completes still gives the stages it went through.
- */
-static void add_btt_stages(struct lat *l, struct bt_dist *m,
-			   const struct bt_request *rq)
-{
-	int again = rq->nrequeue && have(rq->d_first, rq->i_last);
-
-	if (have(rq->q, rq->g))
-		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
-	/* G to I is timed on the first bio: gone when a front merge came first */
-	if (have(rq->g, rq->i) && !(rq->flags & BT_RQ_FRONT)) {
-		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
-		if (again && rq->i_last != rq->i)
-			add(l, &m[M_G2I], delta(l, rq->g, rq->i_last), 1);
-	}
-	/* I to D likewise, and a split first bio is never inside the D */
-	if (have(rq->i, rq->d) && !(rq->qsplit & 1)) {
-		if (again) {
-			add(l, &m[M_I2D], delta(l, rq->i, rq->d_first), 1);
-			add(l, &m[M_I2D], delta(l, rq->i_last, rq->d), 1);
-		} else {
-			add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
-		}
-	}
-}
-
-/* The samples of one request into the distributions m of one row. */
-static void add_request(struct lat *l, struct bt_dist *m,
-			const struct bt_request *rq, int unfinished)
-{
-	if (l->btt) {
-		add_btt_stages(l, m, rq);
-		if (unfinished)
-			return;
-		if (have(rq->q, rq->c))
-			add_per_bio(l, &m[M_Q2C], rq, rq->c);
-		if (have(rq->q, rq->d))
-			add_per_bio(l, &m[M_Q2D], rq, rq->d);
-		if (have(rq->d, rq->c))
-			add(l, &m[M_D2C], delta(l, rq->d, rq->c), rq->nbios -
-			    (uint32_t)__builtin_popcount(rq->qsplit));
-		return;
-	}
-	if (have(rq->q, rq->c))
-		add(l, &m[M_Q2C], delta(l, rq->q, rq->c), 1);
-	if (have(rq->q, rq->d))
-		add(l, &m[M_Q2D], delta(l, rq->q, rq->d), 1);
-	if (have(rq->d, rq->c))
-		add(l, &m[M_D2C], delta(l, rq->d, rq->c), 1);
-	if (have(rq->q, rq->g))
-		add(l, &m[M_Q2G], delta(l, rq->q, rq->g), 1);
-	if (have(rq->g, rq->i))
-		add(l, &m[M_G2I], delta(l, rq->g, rq->i), 1);
-	if (have(rq->i, rq->d))
-		add(l, &m[M_I2D], delta(l, rq->i, rq->d), 1);
-}
-
-static void on_done(const struct bt_request *rq, void *arg)
-{
-	struct lat *l = arg;
-	struct grp *g;
-	int unfinished = (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) != 0;
-
-	if (l->has_pid && rq->pid != l->want_pid)
-		return;
-	if (unfinished && !l->btt)
-		return;
-	if (l->each) {
-		if (!unfinished)
-			print_each(l, rq);
-		return;
-	}
-	/* btt ignores events without data and bios it never saw. */
-	if (l->btt && (!rq->bytes || !rq->nbios))
-		return;
-	g = grp_get(l, rq->dev, rq->pid);
-	add_request(l, g->m[op_index(rq->op)], rq, unfinished);
-	add_request(l, g->m[OP_ALL], rq, unfinished);
-}
-
-static void print(struct lat *l, struct bt_table *t,
-		  const struct bt_reader *r)
+static void print_row(const struct bt_lat_row *row, void *arg)
 {
 	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
+	struct lat *l = arg;
+	struct bt_table *t = l->t;
 
-	struct bt_group_key key;
-	struct grp *g;
-
-	bt_group_sort(l->g, NULL);
-	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
-
-		for (int op = 0; op < NOPS; op++) {
-			for (int k = 0; k < NMET; k++) {
-				struct bt_dist *d = &g->m[op][k];
-
-				if (!d->n)
-					continue;
-				bt_table_dev(t, key.dev);
-				if (l->per_pid && key.pid == OTHERS) {
-					bt_table_str(t, "-");
-					bt_table_str(t, "(others)");
-				} else if (l->per_pid) {
-					bt_table_u64(t, key.pid);
-					bt_table_str(t, bt_tool_comm(r, key.pid));
-				}
-				bt_table_str(t, op_name[op]);
-				bt_table_str(t, met_name[k]);
-				bt_table_u64(t, d->n);
-				bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
-				for (int j = 0; j < 4; j++)
-					bt_table_us(t, bt_dist_quantile(d, qs[j]));
-				bt_table_us(t, d->max);
-				bt_table_end_row(t);
-				bt_dist_free(d);
-			}
-		}
+	bt_table_dev(t, row->dev);
+	if (l->lo.per_pid && row->pid == BT_LAT_OTHERS) {
+		no_number(l);
+		bt_table_str(t, "(others)");
+	} else if (l->lo.per_pid) {
+		bt_table_u64(t, row->pid);
+		bt_table_str(t, bt_tool_comm(l->r, row->pid));
 	}
+	bt_table_str(t, bt_lat_op_name(row->op));
+	bt_table_str(t, bt_lat_metric_name(row->metric));
+	bt_table_u64(t, row->d->n);
+	bt_table_double(t, bt_dist_mean(row->d) / 1000.0, 3);
+	for (int j = 0; j < 4; j++)
+		bt_table_us(t, bt_dist_quantile(row->d, qs[j]));
+	bt_table_us(t, row->d->max);
+	bt_table_end_row(t);
 }
 
 static void usage(const char *prog)
@@ -267,7 +84,8 @@ static void usage(const char *prog)
 	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "      --btt              weight as btt: q2c, q2d, d2c per bio,\n"
 	       "                         the others per request (default: one\n"
-	       "                         sample per request)\n"
+	       "                         sample per request); adds q2q, q2m\n"
+	       "                         and m2d per bio\n"
 	       "  -P, --per-process      rows per owner process\n"
 	       "  -e, --each             one line per request instead\n",
 	       prog, bt_common_usage);
@@ -295,10 +113,10 @@ static void parse_args(struct lat *l, int argc, char **argv)
 			usage(l->o.prog);
 			exit(BT_EXIT_OK);
 		case 'B':
-			l->btt = true;
+			l->lo.btt = 1;
 			break;
 		case 'P':
-			l->per_pid = true;
+			l->lo.per_pid = 1;
 			break;
 		case 'e':
 			l->each = true;
@@ -308,12 +126,68 @@ static void parse_args(struct lat *l, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	l->has_pid = bt_opts_take_pid(&l->o, &l->want_pid);
-	if (l->has_pid)
-		l->per_pid = true;
+	l->lo.has_pid = bt_opts_take_pid(&l->o, &l->lo.pid);
+	if (l->lo.has_pid)
+		l->lo.per_pid = 1;
+	if (l->each) {
+		l->lo.request = print_each;
+		l->lo.arg = l;
+	}
 }
 
-int main(int argc, char **argv)
+/* The tracker's count of requests it gave up on or found still open. */
+static void warn_unfinished(const struct lat *l, const struct bt_tracker *tr)
+{
+	struct bt_tracker_stats st;
+	uint64_t given_up;
+
+	bt_tracker_get_stats(tr, &st);
+	given_up = st.expired + st.evicted + st.replaced;
+	if (st.open + given_up)
+		fprintf(stderr, "%s: warning: %" PRIu64 " requests never completed"
+			" (%" PRIu64 " open at the end, %" PRIu64
+			" given up): left out\n",
+			l->o.prog, st.open + given_up, st.open, given_up);
+}
+
+/*
+ * Nothing to print: say on stderr which events the trace (as filtered)
+ * lacks for the table asked for, and what would work on it.
+ */
+static void explain_empty(const struct lat *l, const struct bt_lat_stats *s)
+{
+	const char *p = l->o.prog;
+	uint64_t all = s->q + s->m + s->g + s->i + s->d + s->c;
+	char have[160];
+
+	snprintf(have, sizeof(have), "%" PRIu64 " Q, %" PRIu64 " G, %" PRIu64
+		 " I, %" PRIu64 " D, %" PRIu64 " C", s->q, s->g, s->i, s->d,
+		 s->c);
+	if (!all)
+		fprintf(stderr, "%s: no rows: no Q, G, I, D or C event%s\n", p,
+			l->o.has_dev || l->o.has_window ?
+			" passes -d and -w" : " in the trace");
+	else if (l->lo.has_pid && (l->lo.btt ? s->q : s->completed + s->c))
+		fprintf(stderr, "%s: no rows: no request owned by pid %" PRIu32
+			" (%s)\n", p, l->lo.pid, have);
+	else if (l->lo.btt && !s->q)
+		fprintf(stderr, "%s: no rows: --btt times bios from their Q and"
+			" the trace has no Q events (%s); without --btt, btlat"
+			" times %s\n", p, have,
+			s->d && s->c ? "d2c" : "what the events allow");
+	else if (!l->lo.btt && !s->c)
+		fprintf(stderr, "%s: no rows: no request completed, the trace has"
+			" no C events (%s); %s\n", p, have,
+			!(s->q && (s->g || s->i || s->d)) ?
+			"every stage needs one" : l->each ?
+			"btlat --btt without -e times q2g, g2i and i2d" :
+			"--btt times q2g, g2i and i2d without them");
+	else
+		fprintf(stderr, "%s: no rows: no C completes a request seen"
+			" before it (%s)\n", p, have);
+}
+
+static struct bt_table *table(const struct lat *l)
 {
 	static const char *const cols[] = {
 		"dev", "op", "metric", "n", "mean_us", "p50_us", "p90_us",
@@ -327,43 +201,54 @@ int main(int argc, char **argv)
 		"time_s", "pid", "comm", "op", "sector", "bytes", "q2d_us",
 		"d2c_us", "q2c_us",
 	};
+
+	if (l->each)
+		return bt_tool_table(&l->o, ecols, BT_NCOLS(ecols));
+	return l->lo.per_pid ? bt_tool_table(&l->o, pcols, BT_NCOLS(pcols)) :
+			       bt_tool_table(&l->o, cols, BT_NCOLS(cols));
+}
+
+int main(int argc, char **argv)
+{
 	static struct lat l;
-	struct bt_tracker_opts to = { .done = on_done, .arg = &l };
+	struct bt_tracker_opts to = { 0 };
+	const struct bt_request *rq;
+	struct bt_lat_stats ls;
 	struct bt_tracker *tr;
-	struct bt_tracker_stats st;
 	struct bt_reader *r;
+	struct bt_lat *lat;
 	struct bt_event ev;
 	int rc, status = BT_EXIT_OK;
 
 	parse_args(&l, argc, argv);
 	r = bt_tool_open(&l.o, argc, argv);
-	to.reader = r;
+	l.r = to.reader = r;
 	l.first = UINT64_MAX;
-	if (bt_tracker_new(&tr, &to) < 0 ||
-	    bt_group_new(&l.g, sizeof(struct grp)) < 0)
+	if (bt_lat_new(&lat, &l.lo) < 0)
+		bt_tool_nomem(&l.o);
+	bt_lat_attach(lat, &to);
+	if (bt_tracker_new(&tr, &to) < 0)
 		bt_tool_nomem(&l.o);
 	if (l.each)
-		l.t = bt_tool_table(&l.o, ecols, BT_NCOLS(ecols));
-	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0)
-		bt_tracker_feed(tr, &ev, NULL);
+		l.t = table(&l);
+	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0) {
+		bt_tracker_feed(tr, &ev, &rq);
+		bt_lat_feed(lat, &ev, rq);
+	}
 	if (rc < 0)
 		status = BT_EXIT_DATA;
 	bt_tracker_flush(tr);
-	bt_tracker_get_stats(tr, &st);
-	if (st.open + st.expired + st.evicted)
-		fprintf(stderr, "%s: warning: %" PRIu64 " requests never completed"
-			" (%" PRIu64 " open at the end, %" PRIu64
-			" given up): left out\n",
-			l.o.prog, st.open + st.expired + st.evicted, st.open,
-			st.expired + st.evicted);
+	warn_unfinished(&l, tr);
 	if (!l.each) {
-		l.t = l.per_pid ? bt_tool_table(&l.o, pcols, BT_NCOLS(pcols)) :
-				  bt_tool_table(&l.o, cols, BT_NCOLS(cols));
-		print(&l, l.t, r);
+		l.t = table(&l);
+		bt_lat_rows(lat, print_row, &l);
 	}
 	if (bt_tool_table_done(&l.o, l.t))
 		status = BT_EXIT_DATA;
-	if (l.nomem) {
+	bt_lat_get_stats(lat, &ls);
+	if (status == BT_EXIT_OK && !(l.each ? ls.completed : ls.rows))
+		explain_empty(&l, &ls);
+	if (ls.nomem) {
 		fprintf(stderr, "%s: %s: percentiles incomplete\n", l.o.prog,
 			strerror(ENOMEM));
 		status = BT_EXIT_DATA;
@@ -371,6 +256,6 @@ int main(int argc, char **argv)
 	bt_tool_warnings(&l.o, r);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
-	bt_group_free(l.g);
+	bt_lat_free(lat);
 	return status;
 }

@@ -689,6 +689,217 @@ static void test_tracker_cgroup_events_like_others(void **state)
 	fx_free(f);
 }
 
+/* Q, G and I of one bio at sector s, from t_us on. */
+static void feed_qgi(struct fx *f, uint32_t cat, uint64_t t_us, uint64_t s,
+		     uint32_t bytes, uint32_t pid)
+{
+	feed(f, BT_A_QUEUE, cat, t_us, DEV, s, bytes, pid);
+	feed(f, BT_A_GETRQ, cat, t_us + 1, DEV, s, bytes, pid);
+	feed(f, BT_A_INSERT, cat, t_us + 2, DEV, s, bytes, pid);
+}
+
+/*
+ * A read inserted at S whose D and C were lost, then 17 s later a write
+ * at S with its own Q, G, I, D and C: the write's times are its own, and
+ * the read is given up (replaced), never completed by the write's C.
+ */
+static void test_tracker_lost_read_never_pairs_with_write(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	const uint64_t later = 17000000;	/* us */
+
+	(void)state;
+	feed_qgi(f, BT_TC_READ, 10, 5000, 40960, 7);
+	feed_qgi(f, BT_TC_WRITE | BT_TC_META, later, 5000, 4096, 8);
+	assert_int_equal(f->got.n, 1);		/* the read, given up */
+	assert_int_equal(f->got.rq[0].op, 'R');
+	assert_int_equal(f->got.rq[0].q, 10 * US);
+	assert_true(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE | BT_TC_META, later + 50, DEV, 5000,
+	     4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE | BT_TC_META, later + 850, DEV,
+	     5000, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[1].op, 'W');
+	assert_int_equal(f->got.rq[1].pid, 8);
+	assert_int_equal(f->got.rq[1].q, later * US);
+	assert_int_equal(f->got.rq[1].i, (later + 2) * US);
+	assert_int_equal(f->got.rq[1].d, (later + 50) * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.completed, 1);
+	assert_int_equal(st.replaced, 1);
+	assert_int_equal(st.expired, 0);
+	assert_int_equal(st.inflight, 0);
+	fx_free(f);
+}
+
+/* Within the stale bound nothing is replaced: direction alone decides. */
+static void test_tracker_dispatch_keeps_direction(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+
+	(void)state;
+	feed_qgi(f, BT_TC_READ, 10, 5000, 4096, 7);
+	feed_qgi(f, BT_TC_WRITE, 20, 5000, 4096, 8);
+	/* the write goes first: the older read must not take its D or C */
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 30, DEV, 5000, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 40, DEV, 5000, 4096, 0);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 50, DEV, 5000, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 60, DEV, 5000, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[0].op, 'W');
+	assert_int_equal(f->got.rq[0].q, 20 * US);
+	assert_int_equal(f->got.rq[1].op, 'R');
+	assert_int_equal(f->got.rq[1].q, 10 * US);
+	assert_int_equal(f->got.rq[1].d, 50 * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.replaced, 0);
+	assert_int_equal(st.unmatched, 0);
+	fx_free(f);
+}
+
+/*
+ * Two reads at one sector: the D of 8 sectors is the small one's even
+ * though the large one is older; two of the same size go first in, first
+ * out, and close together neither is replaced.
+ */
+static void test_tracker_dispatch_prefers_its_size(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+
+	(void)state;
+	feed_qgi(f, BT_TC_READ, 10, 6000, 40960, 7);
+	feed_qgi(f, BT_TC_READ, 20, 6000, 4096, 8);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 30, DEV, 6000, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 40, DEV, 6000, 4096, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].pid, 8);
+	assert_int_equal(f->got.rq[0].q, 20 * US);
+	feed_qgi(f, BT_TC_READ, 100, 7000, 4096, 1);
+	feed_qgi(f, BT_TC_READ, 110, 7000, 4096, 2);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 120, DEV, 7000, 4096, 300);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 121, DEV, 7000, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 130, DEV, 7000, 4096, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 131, DEV, 7000, 4096, 0);
+	assert_int_equal(f->got.n, 3);
+	assert_int_equal(f->got.rq[1].pid, 1);
+	assert_int_equal(f->got.rq[1].d, 120 * US);
+	assert_int_equal(f->got.rq[2].pid, 2);
+	assert_int_equal(f->got.rq[2].d, 121 * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.replaced, 0);
+	fx_free(f);
+}
+
+/* Same direction and size, 17 s apart: the old one lost its D and C. */
+static void test_tracker_stale_request_replaced(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	const uint64_t later = 17000000;	/* us */
+
+	(void)state;
+	feed_qgi(f, BT_TC_READ, 10, 8000, 4096, 7);
+	feed(f, BT_A_QUEUE, BT_TC_READ, later, DEV, 8000, 4096, 8);
+	assert_int_equal(f->got.n, 0);		/* a Q alone replaces nothing */
+	feed(f, BT_A_GETRQ, BT_TC_READ, later + 1, DEV, 8000, 4096, 8);
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].pid, 7);
+	assert_true(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	feed(f, BT_A_INSERT, BT_TC_READ, later + 2, DEV, 8000, 4096, 8);
+	feed(f, BT_A_ISSUE, BT_TC_READ, later + 30, DEV, 8000, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, later + 330, DEV, 8000, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[1].pid, 8);
+	assert_int_equal(f->got.rq[1].q, later * US);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.replaced, 1);
+	fx_free(f);
+}
+
+/* Merges, completions and requeues never cross direction either. */
+static void test_tracker_merge_and_complete_keep_direction(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 100, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 100, 4096, 5);
+	/* a write bio ending where the read starts, and one at its end */
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3, DEV, 108, 4096, 6);
+	assert_null(feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 4, DEV, 108, 4096,
+			 6));
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 5, DEV, 92, 4096, 6);
+	assert_null(feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 6, DEV, 92, 4096,
+			 6));
+	feed(f, BT_A_ISSUE, BT_TC_READ, 10, DEV, 100, 4096, 300);
+	assert_null(feed(f, BT_A_REQUEUE, BT_TC_WRITE, 11, DEV, 100, 4096, 0));
+	assert_null(feed(f, BT_A_COMPLETE, BT_TC_WRITE, 12, DEV, 100, 4096,
+			 0));
+	assert_int_equal(f->got.n, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 13, DEV, 100, 4096, 0);
+	assert_int_equal(f->got.n, 1);
+	assert_int_equal(f->got.rq[0].bytes, 4096);
+	assert_int_equal(f->got.rq[0].nbios, 1);
+	assert_int_equal(f->got.rq[0].nrequeue, 0);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.unmatched, 4);
+	fx_free(f);
+}
+
+/*
+ * Merge times: each merged bio with a Q seen is listed with its M or F
+ * time and summed from q; the bio front-merged last before the I is the
+ * one the I is timed on, so it leaves the merge list (its q2m stays: the
+ * M just fed exposes its bio's Q in merged_q); past BT_RQ_QLIST merges
+ * only the sum grows.
+ */
+static void test_tracker_merge_times_kept(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 10, DEV, 116, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 11, DEV, 116, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 12, DEV, 108, 4096, 5);
+	rq = feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 14, DEV, 108, 4096, 5);
+	assert_int_equal(rq->merged_q, 12 * US);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 15, DEV, 100, 4096, 5);
+	rq = feed(f, BT_A_FRONTMERGE, BT_TC_WRITE, 18, DEV, 100, 4096, 5);
+	assert_int_equal(rq->merged_q, 15 * US);
+	assert_int_equal(rq->nmerged, 2);
+	assert_int_equal(rq->m_off_sum, (4 + 8) * US);
+	rq = feed(f, BT_A_INSERT, BT_TC_WRITE, 20, DEV, 100, 12288, 5);
+	/* the I is timed on the bio at 100: it leaves the merges */
+	assert_int_equal(rq->nmerged, 1);
+	assert_int_equal(rq->nmlist, 2);
+	assert_int_equal(rq->mlist[0], 14 * US);
+	assert_true(rq->mlist[1] == BT_TIME_NONE);
+	assert_int_equal(rq->m_off_sum, 4 * US);
+	/* back merges after the I, ten of them: the list holds eight */
+	for (uint64_t k = 0; k < 10; k++) {
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, 30 + 2 * k, DEV, 124 + 8 * k,
+		     4096, 5);
+		rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 31 + 2 * k, DEV,
+			  124 + 8 * k, 4096, 5);
+	}
+	assert_int_equal(rq->nmerged, 11);
+	assert_int_equal(rq->nmlist, BT_RQ_QLIST);
+	assert_int_equal(rq->mlist[7], (31 + 2 * 5) * US);
+	/* 4 + (21 + 23 + ... + 39) us from q */
+	assert_int_equal(rq->m_off_sum, (4 + 300) * US);
+	/* a merge of a bio whose Q was not seen: not timed */
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 60, DEV, 204, 4096, 5);
+	assert_true(rq->merged_q == BT_TIME_NONE);	/* its Q not seen */
+	assert_int_equal(rq->nmerged, 11);
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -730,6 +941,12 @@ int main(void)
 		cmocka_unit_test(test_tracker_keys_survive_churn),
 		cmocka_unit_test(test_tracker_random_events_stay_bounded),
 		cmocka_unit_test(test_tracker_cgroup_events_like_others),
+		cmocka_unit_test(test_tracker_lost_read_never_pairs_with_write),
+		cmocka_unit_test(test_tracker_dispatch_keeps_direction),
+		cmocka_unit_test(test_tracker_dispatch_prefers_its_size),
+		cmocka_unit_test(test_tracker_stale_request_replaced),
+		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
+		cmocka_unit_test(test_tracker_merge_times_kept),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lat.c - latency distributions (btkit(7) "Latency") per device, owner
+ * and op from the tracker's requests: q2c, q2d, d2c, q2g, g2i and i2d,
+ * one sample per completed request, or weighted as btt 1.2.0 weights
+ * them, so the means are its "All Devices" averages: q2c, q2d and d2c
+ * once per bio contained in the request (not for a bio split across
+ * requests, which btt never finds inside one), q2g, g2i and i2d as the
+ * G, I and D events come, q2q, q2m and m2d per bio, requests without
+ * data left out and a non-positive delta counted as 1 ns.  The analysis
+ * takes the tracker's done callback (bt_lat_attach) and every event with
+ * the request it touched (bt_lat_feed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "btkit.h"
+
+#define DEFAULT_GROUPS	1024		/* devices x processes with rows */
+
+static const char op_names[BT_LAT_NOPS][4] = {
+	"R", "W", "D", "F", "N", "all",
+};
+static const char metric_names[BT_LAT_NMETRICS][4] = {
+	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d", "q2q", "q2m", "m2d",
+};
+
+struct grp {
+	struct bt_dist m[BT_LAT_NOPS][BT_LAT_NMETRICS];
+	uint64_t last_q[BT_LAT_NOPS];	/* ns: latest Q of the row, 0 none */
+};
+
+struct bt_lat {
+	struct bt_lat_opts o;
+	struct bt_group *g;	/* struct grp by dev and owner pid */
+	struct bt_lat_stats st;
+	/* the last row looked up: most events in a row are one owner's */
+	struct grp *last;
+	uint32_t last_dev, last_pid;
+	int nomem;
+};
+
+const char *bt_lat_op_name(int op)
+{
+	return op >= 0 && op < BT_LAT_NOPS ? op_names[op] : NULL;
+}
+
+const char *bt_lat_metric_name(int metric)
+{
+	return metric >= 0 && metric < BT_LAT_NMETRICS ?
+	       metric_names[metric] : NULL;
+}
+
+int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
+{
+	struct bt_lat *l;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	if (opts)
+		l->o = *opts;
+	if (!l->o.max_groups)
+		l->o.max_groups = DEFAULT_GROUPS;
+	if (l->o.has_pid)
+		l->o.per_pid = 1;
+	if (bt_group_new(&l->g, sizeof(struct grp)) < 0) {
+		free(l);
+		return -ENOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
+{
+	struct grp *x;
+
+	if (!l->o.per_pid)
+		pid = 0;
+	if (l->last && l->last_dev == dev && l->last_pid == pid)
+		return l->last;
+	/* A row is up to 20 KB: past max_groups, one row for the rest. */
+	if (bt_group_count(l->g) >= l->o.max_groups && pid != BT_LAT_OTHERS &&
+	    !bt_group_find(l->g, dev, pid, 0))
+		pid = BT_LAT_OTHERS;
+	x = bt_group_get(l->g, dev, pid, 0);
+	if (!x)
+		l->nomem = 1;
+	/* Adding a group may move the others: remember only this one. */
+	l->last = x;
+	l->last_dev = dev;
+	l->last_pid = pid;
+	return x;
+}
+
+static int op_index(char op)
+{
+	switch (op) {
+	case 'R': return BT_LAT_R;
+	case 'W': return BT_LAT_W;
+	case 'D': return BT_LAT_D;
+	case 'F': return BT_LAT_F;
+	default: return BT_LAT_N;
+	}
+}
+
+static int have(uint64_t a, uint64_t b)
+{
+	return a != BT_TIME_NONE && b != BT_TIME_NONE;
+}
+
+uint64_t bt_lat_delta(const struct bt_lat *l, uint64_t from, uint64_t to)
+{
+	if (to > from)
+		return to - from;
+	/* btt's tdelta: a non-positive difference counts as 1 ns. */
+	return l && l->o.btt ? 1 : 0;
+}
+
+static void add(struct bt_lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	while (n--)
+		if (bt_dist_add(d, v) < 0)
+			l->nomem = 1;
+}
+
+/* v into the row's op and its `all`, which holds every request again. */
+static void add2(struct bt_lat *l, struct grp *g, int op, int k, uint64_t v)
+{
+	add(l, &g->m[op][k], v, 1);
+	add(l, &g->m[BT_LAT_ALL][k], v, 1);
+}
+
+/*
+ * One sample per bio of a request, from its time in list (Q or M) to
+ * `to`: the kept times (BT_TIME_NONE: not a bio of the stage; bit k of
+ * skip: kept out of the samples), then the bios past the list from the
+ * sum of their offsets from q.
+ */
+static void add_spread(struct bt_lat *l, struct bt_dist *d, uint64_t q,
+		       const uint64_t *list, uint32_t nlist, uint32_t skip,
+		       uint64_t total, uint64_t off_sum, uint64_t to)
+{
+	uint64_t rest = off_sum, n = total, base, rem;
+
+	for (uint32_t k = 0; k < nlist; k++) {
+		if (list[k] == BT_TIME_NONE)
+			continue;
+		if (!((skip >> k) & 1))
+			add(l, d, bt_lat_delta(l, list[k], to), 1);
+		rest -= list[k] - q;
+		n--;
+	}
+	if (!n)
+		return;
+	/* Spread the remaining offsets so that the sum stays exact. */
+	base = rest / n;
+	rem = rest % n;
+	add(l, d, bt_lat_delta(l, q + base + 1, to), rem);
+	add(l, d, bt_lat_delta(l, q + base, to), n - rem);
+}
+
+/* btt never finds a split bio inside one request. */
+static void add_per_bio(struct bt_lat *l, struct bt_dist *d,
+			const struct bt_request *rq, uint64_t to)
+{
+	add_spread(l, d, rq->q, rq->qlist, rq->nqlist, rq->qsplit, rq->nbios,
+		   rq->q_off_sum, to);
+}
+
+/* The samples of one completed request into the distributions m of a row. */
+static void add_request(struct bt_lat *l, struct bt_dist *m,
+			const struct bt_request *rq)
+{
+	if (l->o.btt) {
+		if (have(rq->q, rq->c))
+			add_per_bio(l, &m[BT_LAT_Q2C], rq, rq->c);
+		if (have(rq->q, rq->d))
+			add_per_bio(l, &m[BT_LAT_Q2D], rq, rq->d);
+		if (have(rq->d, rq->c))
+			add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c),
+			    rq->nbios - (uint32_t)__builtin_popcount(rq->qsplit));
+		return;
+	}
+	if (have(rq->q, rq->c))
+		add(l, &m[BT_LAT_Q2C], bt_lat_delta(l, rq->q, rq->c), 1);
+	if (have(rq->q, rq->d))
+		add(l, &m[BT_LAT_Q2D], bt_lat_delta(l, rq->q, rq->d), 1);
+	if (have(rq->d, rq->c))
+		add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c), 1);
+	if (have(rq->q, rq->g))
+		add(l, &m[BT_LAT_Q2G], bt_lat_delta(l, rq->q, rq->g), 1);
+	if (have(rq->g, rq->i))
+		add(l, &m[BT_LAT_G2I], bt_lat_delta(l, rq->g, rq->i), 1);
+	if (have(rq->i, rq->d))
+		add(l, &m[BT_LAT_I2D], bt_lat_delta(l, rq->i, rq->d), 1);
+}
+
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct bt_lat *l = arg;
+	struct grp *g;
+
+	if (l->o.has_pid && rq->pid != l->o.pid)
+		return;
+	if (rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN))
+		return;
+	l->st.completed++;
+	if (l->o.request) {
+		struct bt_lat_req r = { .rq = rq };
+		const uint64_t from[3] = { rq->q, rq->d, rq->q };
+		const uint64_t to[3] = { rq->d, rq->c, rq->c };
+		uint64_t *out[3] = { &r.q2d, &r.d2c, &r.q2c };
+
+		r.start = rq->q != BT_TIME_NONE ? rq->q :
+			  rq->g != BT_TIME_NONE ? rq->g :
+			  rq->i != BT_TIME_NONE ? rq->i :
+			  rq->d != BT_TIME_NONE ? rq->d : rq->c;
+		for (int k = 0; k < 3; k++)
+			*out[k] = have(from[k], to[k]) ?
+				  bt_lat_delta(l, from[k], to[k]) :
+				  BT_TIME_NONE;
+		l->o.request(&r, l->o.arg);
+		return;
+	}
+	/* btt ignores events without data and bios it never saw. */
+	if (l->o.btt && (!rq->bytes || !rq->nbios))
+		return;
+	g = grp_get(l, rq->dev, rq->pid);
+	if (!g)
+		return;
+	add_request(l, g->m[op_index(rq->op)], rq);
+	add_request(l, g->m[BT_LAT_ALL], rq);
+}
+
+void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to)
+{
+	if (!l || !to)
+		return;
+	to->done = on_done;
+	to->arg = l;
+}
+
+/* q2q: from the row's previous Q, per op and for the device. */
+static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
+{
+	const int ops[2] = { op, BT_LAT_ALL };
+
+	for (int j = 0; j < 2; j++) {
+		if (g->last_q[ops[j]])
+			add(l, &g->m[ops[j]][BT_LAT_Q2Q],
+			    bt_lat_delta(l, g->last_q[ops[j]], t), 1);
+		g->last_q[ops[j]] = t ? t : 1;
+	}
+}
+
+/*
+ * btt times q2g, g2i and i2d as the events come, on the request's first
+ * bio: once per G, once per I (a requeued request is inserted again, and
+ * each I is timed from the one G) and once per D (from the latest I), so
+ * a request that never completes still gives the stages it went through.
+ * Each Q with data gives q2q, each merge of a bio it saw queued q2m, and
+ * each D m2d for every bio merged into the request (but the one the I
+ * is timed on).  It ignores events without data and requests whose
+ * first bio it never saw queued.  Out of line, so that the checks every
+ * event goes through in bt_lat_feed() stay cheap.
+ */
+__attribute__((noinline))
+static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
+		    const struct bt_request *rq)
+{
+	struct grp *g;
+	uint64_t from;
+	int k, op;
+
+	if (!ev->bytes || !rq->nbios || rq->q == BT_TIME_NONE)
+		return 0;
+	if (l->o.has_pid && rq->pid != l->o.pid)
+		return 0;
+	op = op_index(rq->op);
+	switch (ev->action) {
+	case BT_A_QUEUE:
+		k = BT_LAT_Q2Q, from = BT_TIME_NONE;
+		break;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE:
+		k = BT_LAT_Q2M, from = rq->merged_q;
+		break;
+	case BT_A_GETRQ:
+		k = BT_LAT_Q2G, from = rq->q;
+		break;
+	case BT_A_INSERT:
+		/* timed on the first bio: none when a front merge came first */
+		if (rq->flags & BT_RQ_FRONT)
+			return 0;
+		k = BT_LAT_G2I, from = rq->g;
+		break;
+	case BT_A_ISSUE:
+		k = BT_LAT_I2D, from = rq->i_last;
+		break;
+	default:
+		return 0;
+	}
+	/* q2q needs no start here; a D gives m2d even without an I */
+	if (from == BT_TIME_NONE && k != BT_LAT_Q2Q && k != BT_LAT_I2D)
+		return 0;
+	g = grp_get(l, rq->dev, rq->pid);
+	if (!g)
+		return -ENOMEM;
+	if (k == BT_LAT_Q2Q) {
+		add_q2q(l, g, op, ev->time);
+	} else if (k == BT_LAT_I2D) {
+		for (int j = 0; j < 2; j++)
+			add_spread(l, &g->m[j ? BT_LAT_ALL : op][BT_LAT_M2D],
+				   rq->q, rq->mlist, rq->nmlist, 0, rq->nmerged,
+				   rq->m_off_sum, ev->time);
+		/* and a split first bio is never inside the D */
+		if (from != BT_TIME_NONE && !(rq->qsplit & 1))
+			add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+	} else {
+		add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+	}
+	return l->nomem ? -ENOMEM : 0;
+}
+
+int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
+		const struct bt_request *rq)
+{
+	if (!l || !ev)
+		return -EINVAL;
+	if (ev->category & (BT_TC_NOTIFY | BT_TC_PC))
+		return 0;
+	switch (ev->action) {
+	case BT_A_QUEUE: l->st.q++; break;
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE: l->st.m++; break;
+	case BT_A_GETRQ: l->st.g++; break;
+	case BT_A_INSERT: l->st.i++; break;
+	case BT_A_ISSUE: l->st.d++; break;
+	case BT_A_COMPLETE: l->st.c++; return 0;
+	default: return 0;
+	}
+	if (!l->o.btt || l->o.request || !rq)
+		return 0;
+	return feed_btt(l, ev, rq);
+}
+
+void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st)
+{
+	if (!l || !st)
+		return;
+	*st = l->st;
+	st->rows = 0;
+	for (size_t i = 0; i < bt_group_count(l->g); i++) {
+		const struct grp *g = bt_group_at(l->g, i, NULL);
+
+		for (int op = 0; op < BT_LAT_NOPS; op++)
+			for (int k = 0; k < BT_LAT_NMETRICS; k++)
+				st->rows += g->m[op][k].n != 0;
+	}
+	st->nomem = l->nomem;
+}
+
+int bt_lat_rows(struct bt_lat *l,
+		void (*row)(const struct bt_lat_row *r, void *arg), void *arg)
+{
+	struct bt_group_key key;
+	struct grp *g;
+	int n = 0;
+
+	if (!l || !row)
+		return -EINVAL;
+	bt_group_sort(l->g, NULL);
+	l->last = NULL;
+	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
+		for (int op = 0; op < BT_LAT_NOPS; op++) {
+			for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+				struct bt_lat_row r = {
+					.dev = key.dev, .pid = key.pid,
+					.op = op, .metric = k,
+					.d = &g->m[op][k],
+				};
+
+				if (!r.d->n)
+					continue;
+				row(&r, arg);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+void bt_lat_free(struct bt_lat *l)
+{
+	struct grp *g;
+
+	if (!l)
+		return;
+	for (size_t i = 0; (g = bt_group_at(l->g, i, NULL)); i++)
+		for (int op = 0; op < BT_LAT_NOPS; op++)
+			for (int k = 0; k < BT_LAT_NMETRICS; k++)
+				bt_dist_free(&g->m[op][k]);
+	bt_group_free(l->g);
+	free(l);
+}
