@@ -43,7 +43,6 @@ struct device {
 struct ent {
 	uint64_t key;
 	uint32_t dev;
-	uint8_t used;
 	/* episode in progress */
 	uint8_t open;
 	uint8_t has_i;
@@ -64,9 +63,11 @@ struct ent {
 	int32_t pid;
 };
 
+/* Entries in the order they came, indexed by (key, dev). */
 struct table {
 	struct ent *e;
 	size_t cap, n;
+	struct bt_map idx;
 };
 
 struct bt_slice {
@@ -80,74 +81,40 @@ struct bt_slice {
 	struct bt_done_link next;	/* the tracker's callback before ours */
 };
 
-static uint64_t mix(uint64_t k, uint32_t dev)
-{
-	k ^= (uint64_t)dev * 0x9e3779b97f4a7c15ull;
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-static int table_grow(struct table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256, i;
-	struct ent *e = calloc(cap, sizeof(*e));
-
-	if (!e)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->e[i].used)
-			continue;
-		j = mix(t->e[i].key, t->e[i].dev) & (cap - 1);
-		while (e[j].used)
-			j = (j + 1) & (cap - 1);
-		e[j] = t->e[i];
-	}
-	free(t->e);
-	t->e = e;
-	t->cap = cap;
-	return 0;
-}
-
 static struct ent *table_find(const struct table *t, uint32_t dev,
 			      uint64_t key)
 {
-	size_t j;
+	uint32_t i = bt_map_get(&t->idx, key, dev);
 
-	if (!t->cap)
-		return NULL;
-	j = mix(key, dev) & (t->cap - 1);
-	while (t->e[j].used) {
-		if (t->e[j].key == key && t->e[j].dev == dev)
-			return &t->e[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	return NULL;
+	return i ? &t->e[i - 1] : NULL;
 }
 
+/* The entry of (dev, key), added zeroed when new; NULL on ENOMEM. */
 static struct ent *table_get(struct table *t, uint32_t dev, uint64_t key)
 {
 	struct ent *e = table_find(t, dev, key);
-	size_t j;
 
 	if (e)
 		return e;
-	if ((t->n + 1) * 2 > t->cap && table_grow(t) < 0)
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+
+		if (cap > UINT32_MAX / 2)
+			return NULL;
+		e = realloc(t->e, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		t->e = e;
+		t->cap = cap;
+	}
+	if (bt_map_put(&t->idx, key, dev, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
-	j = mix(key, dev) & (t->cap - 1);
-	while (t->e[j].used)
-		j = (j + 1) & (t->cap - 1);
-	e = &t->e[j];
+	e = &t->e[t->n++];
 	memset(e, 0, sizeof(*e));
-	e->used = 1;
 	e->key = key;
 	e->dev = dev;
 	e->last_c = UINT64_MAX;
 	e->pid = (int32_t)key;
-	t->n++;
 	return e;
 }
 
@@ -580,21 +547,21 @@ void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to)
 
 void bt_slice_finish(struct bt_slice *s)
 {
-	for (size_t i = 0; i < s->owners.cap; i++) {
+	for (size_t i = 0; i < s->owners.n; i++) {
 		struct ent *o = &s->owners.e[i];
 		struct device *d;
 
-		if (!o->used || !o->open)
+		if (!o->open)
 			continue;
 		d = device_get(s, o->dev, s->now);
 		if (d)
 			emit(s, o, d, o->pid, BT_SLICE_EVENTS, s->now, 1);
 	}
-	for (size_t i = 0; i < s->queues.cap; i++) {
+	for (size_t i = 0; i < s->queues.n; i++) {
 		struct ent *q = &s->queues.e[i];
 		struct device *d;
 
-		if (!q->used || !q->open)
+		if (!q->open)
 			continue;
 		d = device_get(s, q->dev, s->now);
 		if (d)
@@ -633,6 +600,8 @@ void bt_slice_free(struct bt_slice *s)
 		return;
 	free(s->owners.e);
 	free(s->queues.e);
+	bt_map_free(&s->owners.idx);
+	bt_map_free(&s->queues.idx);
 	free(s->devs);
 	free(s);
 }
