@@ -33,7 +33,7 @@ endif
 LIBS := -lcsv -lz
 URING_LIBS := -luring -lpthread
 
-TOOLS := btcapture btcat btlat btmerge btreplay btsize btslice btsync
+TOOLS := btcapture btcat btdiff btlat btmerge btreplay btsize btslice btsync
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)

@@ -516,7 +516,11 @@ static void merge_row(const struct bt_merge_row *m, void *arg)
 	struct bt_diff *d = arg;
 	struct gstat *g;
 
-	if (strcmp(m->op, "all"))
+	/*
+	 * A device that dispatched nothing (dm, md above a disk) only
+	 * passed its bios down, where they are queued again.
+	 */
+	if (strcmp(m->op, "all") || !m->d)
 		return;
 	g = stat_of(d, group_of(d, m->pid, 0));
 	if (!g) {
@@ -532,9 +536,9 @@ static void merge_all_row(const struct bt_merge_row *m, void *arg)
 	struct bt_diff *d = arg;
 	struct gstat *g;
 
-	if (strcmp(m->op, "all"))
+	if (strcmp(m->op, "all") || !m->d)
 		return;
-	/* The per-device rows make "all", exactly as btmerge counts it. */
+	/* The per-device rows make "all", as btmerge counts each device. */
 	g = stat_of(d, ALL);
 	if (!g) {
 		d->err = -ENOMEM;
@@ -881,8 +885,9 @@ static void span_add(struct span *s, int i, double v)
 	s->n++;
 }
 
-/* ", highest throughput LABEL (...)" of group gi, when it has a span. */
-static void verdict_mb_s(struct bt_diff *d, FILE *fp, size_t gi, size_t n)
+/* pre, "highest throughput LABEL (...)" of group gi, when it has a rate. */
+static void verdict_mb_s(struct bt_diff *d, FILE *fp, size_t gi, size_t n,
+			 const char *pre)
 {
 	struct span t = { 0 };
 	struct bt_diff_cell c;
@@ -894,10 +899,12 @@ static void verdict_mb_s(struct bt_diff *d, FILE *fp, size_t gi, size_t n)
 	}
 	if (!t.n)
 		return;
-	fprintf(fp, ", highest throughput %s (%.3f MB/s", d->rec[t.hi].label,
-		t.vhi);
+	fprintf(fp, "%shighest throughput %s (%.3f MB/s", pre,
+		d->rec[t.hi].label, t.vhi);
 	if (t.n < 2)
-		fputs(", the only recording with the group)", fp);
+		fputs(", the only recording with a rate)", fp);
+	else if (t.vlo == t.vhi)
+		fputs(", the same in every recording)", fp);
 	else if (t.vlo > 0)
 		fprintf(fp, ", %.2fx %s)", t.vhi / t.vlo, d->rec[t.lo].label);
 	else
@@ -923,6 +930,8 @@ static int verdict_fsync(struct bt_diff *d, FILE *fp, size_t gi, size_t n,
 		d->grp[gi].name, d->rec[f.lo].label, f.vlo / 1000.0);
 	if (f.n < 2)
 		fputs(", the only recording with episodes)", fp);
+	else if (f.vlo == f.vhi)
+		fputs(", the same in every recording)", fp);
 	else if (f.vlo > 0)
 		fprintf(fp, ", %.2fx lower than %s)", f.vhi / f.vlo,
 			d->rec[f.hi].label);
@@ -944,11 +953,11 @@ int bt_diff_verdict(struct bt_diff *d, FILE *fp)
 		if (!verdict_fsync(d, fp, ord[k].gi, n, any))
 			continue;
 		any = 1;
-		verdict_mb_s(d, fp, ord[k].gi, n);
+		verdict_mb_s(d, fp, ord[k].gi, n, ", ");
 	}
 	if (!any) {
-		fputs("no fdatasync episodes in any recording; all", fp);
-		verdict_mb_s(d, fp, ALL, n);
+		fputs("no fdatasync episodes in any recording", fp);
+		verdict_mb_s(d, fp, ALL, n, "; all: ");
 	}
 	fputc('\n', fp);
 	free(ord);

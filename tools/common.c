@@ -467,3 +467,33 @@ void tool_free_rows(struct bt_group *g, size_t off)
 		bt_dist_free((struct bt_dist *)(void *)(v + off));
 	bt_group_free(g);
 }
+
+struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
+{
+	struct bt_reader *r;
+	int rc = bt_reader_new(&r);
+
+	if (!rc) {
+		rc = bt_reader_add(r, path);
+		if (rc < 0)
+			bt_reader_free(r);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s: %s\n", o->prog, path, strerror(-rc));
+		exit(BT_EXIT_DATA);
+	}
+	return r;
+}
+
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev)
+{
+	uint64_t rel;
+
+	if (!o->has_window)
+		return true;
+	if (first == UINT64_MAX)
+		return o->win_start == 0;
+	rel = ev->time > first ? ev->time - first : 0;
+	return rel >= o->win_start && rel < o->win_end;
+}

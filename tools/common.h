@@ -149,4 +149,18 @@ void tool_put_empty(struct bt_table *t, unsigned n);
 /* Free the distribution at byte offset off of every value of g, then g. */
 void tool_free_rows(struct bt_group *g, size_t off);
 
+/*
+ * Open one input, path (a file, per-CPU basename, .gz or "-"), for a tool
+ * that reads its inputs apart (btdiff: one recording each).  A path that
+ * cannot be opened: message and exit 1 (nothing has been printed).
+ */
+struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
+/*
+ * Whether a note falls in -w (always without -w): bt_tool_next() passes
+ * notes unwindowed, but scheduler messages outside the window would open
+ * waits whose dispatches were filtered out.  first as bt_tool_next keeps it.
+ */
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev);
+
 #endif
