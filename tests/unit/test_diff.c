@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <math.h>
@@ -396,6 +398,67 @@ static void test_diff_cgroup_groups_and_missing_ids(void **state)
 	bt_diff_free(d);
 }
 
+/*
+ * The writers btreplay reuses: the header with ratio_LABEL columns from
+ * three recordings on, empty cells and ratios, and the verdict naming
+ * the lowest fdatasync p99 and the highest throughput.  a: episodes of
+ * 2 and 4 ms, 16384 bytes in 100 ms (0.164 MB/s); b: no episode, 16384
+ * bytes in 11 ms (1.489 MB/s, 9.09 times a); c: episodes of 1 and 2 ms,
+ * the same bytes and span as a.
+ */
+static void test_diff_print_and_verdict(void **state)
+{
+	static const unsigned m[] = { BT_DIFF_FSYNC_P99, BT_DIFF_IOS };
+	struct bt_diff *d = mk(BT_DIFF_BY_COMM, m, 2);
+	char *buf = NULL;
+	size_t len = 0;
+	struct tb a, b, c;
+	FILE *f;
+
+	(void)state;
+	tb_init(&a, 0, 0);
+	tb_init(&b, 0, 0);
+	tb_init(&c, 0, 0);
+	note(&a, 1, BT_N_PROCESS, 10, "postgres");
+	episode(&a, 10 * MS, 10, 100, 1 * MS, 2 * MS);
+	episode(&a, 50 * MS, 10, 200, 1 * MS, 4 * MS);
+	readio(&a, 100 * MS, 10, 300, 10 * MS);
+	note(&b, 1, BT_N_PROCESS, 30, "fio");
+	readio(&b, 10 * MS, 30, 100, 1 * MS);
+	readio(&b, 20 * MS, 30, 200, 1 * MS);
+	note(&c, 1, BT_N_PROCESS, 10, "postgres");
+	episode(&c, 10 * MS, 10, 100, 500 * US, 1 * MS);
+	episode(&c, 50 * MS, 10, 200, 1 * MS, 2 * MS);
+	readio(&c, 100 * MS, 10, 300, 10 * MS);
+	run(d, "a", &a);
+	run(d, "b", &b);
+	run(d, "c", &c);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(bt_diff_print(d, f, BT_TABLE_TSV, 1), 0);
+	assert_int_equal(bt_diff_verdict(d, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf,
+		"group\tmetric\ta\tb\tc\tratio\tratio_b\tratio_c\n"
+		"all\tfsync_p99_us\t4000.000\t\t2000.000\t0.500\t\t0.500\n"
+		"all\tios\t3\t2\t3\t1.000\t0.667\t1.000\n"
+		"-\tfsync_p99_us\t\t\t\t\t\t\n"
+		"-\tios\t0\t\t0\t\t\t\n"
+		"fio\tfsync_p99_us\t\t\t\t\t\t\n"
+		"fio\tios\t\t2\t\t\t\t\n"
+		"postgres\tfsync_p99_us\t4000.000\t\t2000.000\t0.500\t\t0.500\n"
+		"postgres\tios\t3\t\t3\t1.000\t\t1.000\n"
+		"verdict: all: lowest fsync p99 c (2000.000 us, 2.00x lower than a), "
+		"highest throughput b (1.489 MB/s, 9.09x a); "
+		"postgres: lowest fsync p99 c (2000.000 us, 2.00x lower than a), "
+		"highest throughput a (0.164 MB/s, the same in every recording)\n");
+	free(buf);
+	tb_free(&a);
+	tb_free(&b);
+	tb_free(&c);
+	bt_diff_free(d);
+}
+
 static void test_diff_metric_names_and_bad_opts(void **state)
 {
 	static const unsigned bad[] = { BT_DIFF_NMETRICS };
@@ -433,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_diff_group_on_one_side_has_empty_cells),
 		cmocka_unit_test(test_diff_slice_source_events_unless_every_side_has_messages),
 		cmocka_unit_test(test_diff_cgroup_groups_and_missing_ids),
+		cmocka_unit_test(test_diff_print_and_verdict),
 		cmocka_unit_test(test_diff_metric_names_and_bad_opts),
 	};
 
