@@ -182,6 +182,11 @@ static void parse_recording(struct differ *x, const char *arg,
 	}
 	if (!*rc->path)
 		bt_usage_error(&x->o, "'%s': no path after the label", arg);
+	/* The other columns' names: a label equal to one would be ambiguous. */
+	if (!strcmp(rc->label, "group") || !strcmp(rc->label, "metric") ||
+	    !strcmp(rc->label, "ratio") || !strncmp(rc->label, "ratio_", 6))
+		bt_usage_error(&x->o, "label '%s' is taken by a column: name the "
+			       "recording with LABEL=PATH", rc->label);
 	for (struct recording *o = x->rec; o < rc; o++)
 		if (!strcmp(o->label, rc->label))
 			bt_usage_error(&x->o, "two recordings are labelled '%s': "
