@@ -38,7 +38,7 @@ URING_LIBS := -luring -lpthread
 # What the shared library itself links (replay and capture use io_uring).
 SO_LIBS := $(LIBS) $(URING_LIBS)
 
-TOOLS := btcapture btcat btlat btmerge btplot btreplay btsize btslice btsync
+TOOLS := btcapture btcat btdiff btlat btmerge btplot btreplay btsize btslice btsync
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)

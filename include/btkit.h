@@ -1268,4 +1268,125 @@ uint64_t bt_plot_samples(const struct bt_plot *p);
 int bt_plot_render(struct bt_plot *const *p, size_t n, FILE *f);
 void bt_plot_free(struct bt_plot *p);
 
+/* lib/diff.c */
+
+/*
+ * The comparison engine behind btdiff: two or more recordings, each read
+ * in one pass through every analysis at once (tracker, slice waits,
+ * fdatasync episodes, merges, request latency), their figures pooled per
+ * group of processes and laid side by side, one row per group and
+ * metric.  Feed recording after recording: bt_diff_begin(), every event
+ * (notes included) to bt_diff_feed(), bt_diff_end(); then the rows.  A
+ * group's percentiles come from the pooled samples of its processes.
+ * Slice waits use one source for every recording: scheduler messages
+ * only when every recording had them on every device it dispatched to,
+ * else events (btkit(7) "Slice wait").  Memory follows the number of
+ * groups times recordings, and the requests in flight of the recording
+ * being read.
+ */
+struct bt_diff;
+
+/* How processes are grouped into rows. */
+enum bt_diff_by {
+	BT_DIFF_BY_COMM = 0,	/* by name up to its first '/': kworker/3:1 is kworker */
+	BT_DIFF_BY_PID,		/* one row per pid, across recordings */
+	BT_DIFF_BY_CGROUP,	/* by the cgroup id of the process's I/O */
+};
+
+/* Metrics, in their default order (rows within a group). */
+enum bt_diff_metric {
+	BT_DIFF_IOS = 0,	/* completed read and write requests with data */
+	BT_DIFF_BYTES,		/* bytes of those requests */
+	BT_DIFF_IOPS,		/* ios per second of the recording's span */
+	BT_DIFF_MB_S,		/* 10^6 bytes per second of the span */
+	BT_DIFF_FSYNC_EPISODES,	/* valid fdatasync episodes */
+	BT_DIFF_FSYNC_P50,	/* ns, pooled episode latencies */
+	BT_DIFF_FSYNC_P99,	/* ns */
+	BT_DIFF_FSYNC_FLUSH_MEAN, /* ns: mean flush phase */
+	BT_DIFF_SLICE_P50,	/* ns, pooled slice waits of the common source */
+	BT_DIFF_SLICE_P99,	/* ns */
+	BT_DIFF_SLICE_SOURCE,	/* text: "events" or "messages" (group all only) */
+	BT_DIFF_Q2C_P50,	/* ns, per completed request */
+	BT_DIFF_Q2C_P99,	/* ns */
+	BT_DIFF_D2C_P50,	/* ns */
+	BT_DIFF_D2C_P99,	/* ns */
+	BT_DIFF_MERGE_RATIO,	/* bios queued per request dispatched */
+	BT_DIFF_RQ_BYTES_MEAN,	/* bytes / ios */
+	BT_DIFF_NMETRICS
+};
+
+struct bt_diff_opts {
+	int by;			/* enum bt_diff_by */
+	int has_pid;		/* only what pid owns (requests, episodes) */
+	uint32_t pid;
+	const unsigned *metrics;	/* enum bt_diff_metric, in row order; NULL: all */
+	size_t nmetrics;
+};
+
+/* What a cell holds. */
+enum bt_diff_kind {
+	BT_DIFF_EMPTY = 0,	/* no such figure: group absent, or nothing to measure */
+	BT_DIFF_COUNT,		/* u */
+	BT_DIFF_NS,		/* u: ns, printed as microseconds */
+	BT_DIFF_REAL,		/* v with decimals */
+	BT_DIFF_TEXT,		/* text */
+};
+struct bt_diff_cell {
+	uint8_t kind;		/* enum bt_diff_kind */
+	uint8_t decimals;	/* BT_DIFF_REAL */
+	uint64_t u;
+	double v;		/* the figure as a number (any kind but TEXT, EMPTY) */
+	const char *text;
+};
+struct bt_diff_row {
+	const char *group;	/* "all" first, then the groups in order */
+	const char *metric;	/* bt_diff_metric_name() */
+	size_t n;		/* recordings */
+	const struct bt_diff_cell *cell;	/* n, in the order of bt_diff_begin */
+	const double *ratio;	/* n: cell[i] / cell[0]; NaN when undefined */
+};
+
+/* 0 or -ENOMEM / -EINVAL (bad by or metric). */
+int bt_diff_new(struct bt_diff **out, const struct bt_diff_opts *opts);
+/* "ios", "fsync_p99_us"...; NULL past BT_DIFF_NMETRICS. */
+const char *bt_diff_metric_name(unsigned m);
+/* The metric named name, or -EINVAL. */
+int bt_diff_metric_find(const char *name);
+/*
+ * Start the next recording, named label (copied).  r (optional, must
+ * outlive the pass) names the processes from its PROCESS notes.  0,
+ * -ENOMEM, -EINVAL when a recording is being read already.
+ */
+int bt_diff_begin(struct bt_diff *d, const char *label,
+		  const struct bt_reader *r);
+/* One event of the recording, in time order.  0 or -ENOMEM. */
+int bt_diff_feed(struct bt_diff *d, const struct bt_event *ev);
+/*
+ * End of the recording: open requests and episodes are closed, its
+ * figures kept.  0, -ENOMEM, or -ENOMSG with BT_DIFF_BY_CGROUP when no
+ * event of the recording carried a cgroup id (its figures are kept, all
+ * under the group "-").
+ */
+int bt_diff_end(struct bt_diff *d);
+size_t bt_diff_recordings(const struct bt_diff *d);
+/* The slice-wait source of every recording: enum bt_slice_source. */
+int bt_diff_slice_source(const struct bt_diff *d);
+/* Every row, in order; row is valid during the call.  0 or -ENOMEM. */
+int bt_diff_rows(struct bt_diff *d,
+		 void (*row)(const struct bt_diff_row *r, void *arg), void *arg);
+/*
+ * The whole table on fp: columns group, metric, one per label, ratio
+ * (last / first) and, with three recordings or more, ratio_LABEL of each
+ * after the first against the first.  0, -ENOMEM, -EIO (write error).
+ */
+int bt_diff_print(struct bt_diff *d, FILE *fp, enum bt_table_fmt fmt,
+		  int header);
+/*
+ * One line on fp, "verdict: " and per group with fdatasync episodes the
+ * recording with the lowest fdatasync p99 and by how much, and the one
+ * with the highest mb_s.  0 or -EIO.
+ */
+int bt_diff_verdict(struct bt_diff *d, FILE *fp);
+void bt_diff_free(struct bt_diff *d);
+
 #endif /* BTKIT_H */

@@ -337,13 +337,17 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r)
 			" times\n", o->prog, st.backwards);
 }
 
+enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o)
+{
+	return o->json ? BT_TABLE_JSON : o->csv ? BT_TABLE_CSV : BT_TABLE_TSV;
+}
+
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols)
 {
 	struct bt_table *t;
-	enum bt_table_fmt fmt = o->json ? BT_TABLE_JSON :
-				o->csv ? BT_TABLE_CSV : BT_TABLE_TSV;
-	int rc = bt_table_new(&t, stdout, fmt, o->header, cols, ncols);
+	int rc = bt_table_new(&t, stdout, bt_tool_fmt(o), o->header, cols,
+			      ncols);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", o->prog, strerror(-rc));
@@ -524,4 +528,34 @@ void tool_free_rows(struct bt_group *g, size_t off)
 	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
 		bt_dist_free((struct bt_dist *)(void *)(v + off));
 	bt_group_free(g);
+}
+
+struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
+{
+	struct bt_reader *r;
+	int rc = bt_reader_new(&r);
+
+	if (!rc) {
+		rc = bt_reader_add(r, path);
+		if (rc < 0)
+			bt_reader_free(r);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s: %s\n", o->prog, path, strerror(-rc));
+		exit(BT_EXIT_DATA);
+	}
+	return r;
+}
+
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev)
+{
+	uint64_t rel;
+
+	if (!o->has_window)
+		return true;
+	if (first == UINT64_MAX)
+		return o->win_start == 0;
+	rel = ev->time > first ? ev->time - first : 0;
+	return rel >= o->win_start && rel < o->win_end;
 }

@@ -103,6 +103,8 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 #define BT_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* A table with the tool's -c/-j/-H choices on stdout; exits 1 on ENOMEM. */
+/* The table format the options ask for: -j, -c or tab-separated. */
+enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o);
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols);
 /* Free the table; on a write error print it and return BT_EXIT_DATA. */
@@ -164,5 +166,19 @@ void tool_free_rows(struct bt_group *g, size_t off);
  */
 bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool bt_tool_parse_double(const char *s, double *out);
+
+/*
+ * Open one input, path (a file, per-CPU basename, .gz or "-"), for a tool
+ * that reads its inputs apart (btdiff: one recording each).  A path that
+ * cannot be opened: message and exit 1 (nothing has been printed).
+ */
+struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
+/*
+ * Whether a note falls in -w (always without -w): bt_tool_next() passes
+ * notes unwindowed, but scheduler messages outside the window would open
+ * waits whose dispatches were filtered out.  first as bt_tool_next keeps it.
+ */
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev);
 
 #endif

@@ -1,0 +1,1 @@
+btdiff --by=tty sample-traces/pgbench-bfq.bin.gz sample-traces/pgbench-none.bin.gz

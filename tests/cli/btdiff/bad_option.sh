@@ -1,0 +1,1 @@
+btdiff --no-such-option

@@ -1,0 +1,1 @@
+btdiff --by=cgroup sample-traces/pgbench-bfq.bin.gz sample-traces/pgbench-none.bin.gz

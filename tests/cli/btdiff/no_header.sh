@@ -1,0 +1,1 @@
+btdiff -H -m fsync_p50_us sample-traces/pgbench-bfq.bin.gz sample-traces/pgbench-none.bin.gz

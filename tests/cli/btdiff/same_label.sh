@@ -1,0 +1,1 @@
+btdiff sample-traces/pgbench-bfq.bin.gz tests/../sample-traces/pgbench-bfq.bin.gz
