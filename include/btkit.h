@@ -145,9 +145,13 @@ struct bt_reader;
 
 struct bt_reader_stats {
 	uint64_t events;	/* records delivered, notes included */
-	uint64_t duplicates;	/* records dropped: sequence already seen */
+	uint64_t duplicates;	/* records dropped: equal to one already read */
 	uint64_t backwards;	/* records older than one already delivered */
 	uint64_t bytes;		/* bytes of input consumed */
+	uint64_t gaps;		/* jumps in a device and CPU's sequence */
+	uint64_t missing;	/* records those jumps skipped (lost) */
+	uint64_t repeats;	/* repeated sequences that were no copies: kept */
+	uint64_t recordings;	/* separate recordings among the inputs */
 };
 
 int bt_reader_new(struct bt_reader **out);
@@ -172,6 +176,15 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev);
 const char *bt_reader_error(const struct bt_reader *r, const char **file,
 			    uint64_t *offset);
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st);
+/*
+ * The reader's i-th warning (separate recordings, duplicates dropped,
+ * sequence gaps, time going backwards...) as one line of text without
+ * newline, naming the first offending record (input and byte offset) and
+ * what it does to the results; NULL when there are fewer warnings.  buf:
+ * the text's room (256 bytes hold any).
+ */
+const char *bt_reader_warning(const struct bt_reader *r, size_t i, char *buf,
+			      size_t len);
 /* comm from PROCESS notes seen so far, NULL if none. */
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid);
 size_t bt_reader_inputs(const struct bt_reader *r);

@@ -66,8 +66,47 @@ static struct input *input_new(struct bt_reader *r, const char *name)
 	}
 	in->fd = -1;
 	in->index = (uint16_t)r->nin;
+	in->set = r->nsets++;
 	r->in[r->nin++] = in;
 	return in;
+}
+
+/*
+ * The length of the NAME part of a per-CPU file's path DIR/NAME.blktrace.N
+ * (or .N.gz), 0 when path is not named so.
+ */
+static size_t cpu_file_stem(const char *path)
+{
+	const char *p = strstr(path, ".blktrace."), *q;
+
+	if (!p || strchr(p + 1, '/'))
+		return 0;
+	for (q = p + 10; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p + 10 || (*q && strcmp(q, ".gz")))
+		return 0;
+	return (size_t)(p - path);
+}
+
+/*
+ * The per-CPU files of one set are one recording, also when they are
+ * named one by one (DIR/NAME.blktrace.*): the last input added joins the
+ * set of the one before it when both are files of the same NAME.
+ */
+static void join_cpu_set(struct bt_reader *r)
+{
+	struct input *a, *b;
+	size_t n;
+
+	if (r->nin < 2)
+		return;
+	a = r->in[r->nin - 2];
+	b = r->in[r->nin - 1];
+	n = cpu_file_stem(b->name);
+	if (n && n == cpu_file_stem(a->name) && !strncmp(a->name, b->name, n)) {
+		b->set = a->set;
+		r->nsets--;
+	}
 }
 
 static int add_check(const struct bt_reader *r)
@@ -132,6 +171,7 @@ static int add_file(struct bt_reader *r, const char *path)
 	}
 	r->in[r->nin - 1]->close_fd = 1;
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	join_cpu_set(r);
 	return 0;
 }
 
