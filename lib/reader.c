@@ -107,6 +107,61 @@ static int chain(const struct input *in, const unsigned char *p, size_t avail,
 	return n;
 }
 
+/* blkparse's default line: "%3d,%-3d %2d %8d %5d.%09lu %5u ..." */
+static int blkparse_line(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	int field;
+
+	for (field = 0; field < 5; field++) {
+		size_t d;
+
+		while (i < n && p[i] == ' ')
+			i++;
+		for (d = i; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d || i >= n)
+			return 0;
+		if (field == 0 && p[i++] != ',')
+			return 0;
+		if (field == 4)
+			return p[i] == '.';
+		if (field > 0 && p[i] != ' ')
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * What the first bytes of an input are when they are no trace: blkparse's
+ * text output, or a compressor's magic (only gzip is read in place).
+ */
+static const char *not_a_trace(const unsigned char *p, size_t n)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} z[] = {
+		{ "\xfd" "7zXZ\0", 6, "xz-compressed data: decompress it "
+		  "first (xz -d); only gzip is read as it is" },
+		{ "\x28\xb5\x2f\xfd", 4, "zstd-compressed data: decompress "
+		  "it first (zstd -d); only gzip is read as it is" },
+		{ "\x04\x22\x4d\x18", 4, "lz4-compressed data: decompress it "
+		  "first (lz4 -d); only gzip is read as it is" },
+		{ "BZh", 3, "bzip2-compressed data: decompress it first "
+		  "(bzip2 -d); only gzip is read as it is" },
+	};
+
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+		if (n >= z[i].len && !memcmp(p, z[i].magic, z[i].len))
+			return z[i].what;
+	if (blkparse_line(p, n < 256 ? n : 256))
+		return "this is blkparse text output; btkit reads the binary "
+		       "trace, e.g. the per-CPU files blktrace wrote";
+	return NULL;
+}
+
 /* Byte order, prefix and header size from the first record. */
 static int detect(struct bt_reader *r, struct input *in)
 {
@@ -141,8 +196,11 @@ static int detect(struct bt_reader *r, struct input *in)
 		in->ctx = CTX_LEN;
 		in->swap = 1;
 	} else {
+		const char *what = not_a_trace(p, a);
+
 		return bt_reader_fail(r, in, in->base + in->pos, -EBADMSG,
-			    "bad magic 0x%08x", m);
+			    "bad magic 0x%08x%s%s", m, what ? ": " : "",
+			    what ? what : "");
 	}
 	in->detected = 1;
 	m = bt_ld32(p + in->ctx, in->swap);
