@@ -177,6 +177,7 @@ static int add_file(struct bt_reader *r, const char *path)
 
 struct cpu_file {
 	unsigned long cpu;
+	int gz;
 	char *path;
 };
 
@@ -184,12 +185,16 @@ static int cpu_file_cmp(const void *a, const void *b)
 {
 	const struct cpu_file *x = a, *y = b;
 
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (x->cpu != y->cpu)
+		return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	return x->gz - y->gz;
 }
 
 /*
- * NAME means every NAME.blktrace.N in NAME's directory.  Numbers may be
- * missing (offline CPUs), so scan rather than count up from 0.
+ * NAME means every NAME.blktrace.N in NAME's directory, or its gzip
+ * NAME.blktrace.N.gz (as btcapture -z writes them; the plain file wins
+ * when both are there).  Numbers may be missing (offline CPUs), so scan
+ * rather than count up from 0.
  */
 static int add_cpu_set(struct bt_reader *r, const char *path)
 {
@@ -223,10 +228,10 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 		if (strncmp(s, base, blen) || strncmp(s + blen, ".blktrace.", 10))
 			continue;
 		num = s + blen + 10;
-		if (*num < '0' || *num > '9' || strlen(num) > 9)
+		if (*num < '0' || *num > '9' || strspn(num, "0123456789") > 9)
 			continue;
 		cpu = strtoul(num, &endp, 10);
-		if (*endp)
+		if (*endp && strcmp(endp, ".gz"))
 			continue;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -243,6 +248,7 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 			rc = -ENOMEM;
 			break;
 		}
+		f[n].gz = *endp != '\0';
 		f[n++].cpu = cpu;
 	}
 	closedir(d);
@@ -256,6 +262,8 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 
 			if (stat(f[i].path, &sb) == 0 && S_ISDIR(sb.st_mode))
 				continue;
+			if (i && f[i].cpu == f[i - 1].cpu)
+				continue;	/* N.gz beside N */
 			rc = add_file(r, f[i].path);
 		}
 	}

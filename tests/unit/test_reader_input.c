@@ -388,6 +388,61 @@ static void test_reader_per_cpu_set(void **state)
 	bt_reader_free(r);
 }
 
+/*
+ * btcapture -D DIR -z writes NAME.blktrace.N.gz: the basename finds those
+ * too, the plain file winning when a CPU has both; other suffixes are no
+ * members.
+ */
+static void test_reader_per_cpu_set_gzip_members(void **state)
+{
+	struct bt_reader *r;
+	struct bt_event e;
+	struct tb t;
+	char path[512], want[512];
+	unsigned char *gz;
+	size_t gzlen;
+	int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		tb_init(&t, 0, 0);
+		for (int j = 0; j < 3; j++) {
+			e = tb_ev((uint64_t)(j * 2 + i), (uint32_t)j + 1,
+				  BT_A_QUEUE, BT_TC_WRITE, 4096);
+			e.cpu = (uint32_t)i;
+			tb_add(&t, &e);
+		}
+		gz = gzip_buf(t.buf, t.len, 1, &gzlen);
+		snprintf(path, sizeof(path), "%s/z.blktrace.%d.gz", tmpdir, i);
+		write_file(path, gz, gzlen);
+		if (i == 1) {	/* the plain one wins */
+			snprintf(path, sizeof(path), "%s/z.blktrace.1", tmpdir);
+			write_file(path, t.buf, t.len);
+			snprintf(path, sizeof(path), "%s/z.blktrace.1.gz", tmpdir);
+			write_file(path, "garbage!garbage!garbage!garbage!", 32);
+		}
+		free(gz);
+		tb_free(&t);
+	}
+	snprintf(path, sizeof(path), "%s/z.blktrace.2.gzip", tmpdir);
+	write_file(path, "garbage!garbage!garbage!garbage!", 32);
+	assert_int_equal(bt_reader_new(&r), 0);
+	snprintf(path, sizeof(path), "%s/z", tmpdir);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	snprintf(want, sizeof(want), "%s/z.blktrace.0.gz", tmpdir);
+	assert_string_equal(bt_reader_input_name(r, 0), want);
+	snprintf(want, sizeof(want), "%s/z.blktrace.1", tmpdir);
+	assert_string_equal(bt_reader_input_name(r, 1), want);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_int_equal(e.cpu, e.input);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_free(r);
+}
+
 /* A child writes the trace into a pipe in odd-sized pieces. */
 static pid_t pipe_writer(const unsigned char *buf, size_t len, int *rfd)
 {
@@ -921,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_reader_file_missing_and_empty),
 		cmocka_unit_test(test_reader_empty_trace),
 		cmocka_unit_test(test_reader_per_cpu_set),
+		cmocka_unit_test(test_reader_per_cpu_set_gzip_members),
 		cmocka_unit_test(test_reader_stdin_pipe),
 		cmocka_unit_test(test_reader_large_records),
 		cmocka_unit_test(test_reader_gzip_members),
