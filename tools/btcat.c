@@ -214,7 +214,7 @@ static void usage(const char *prog)
 	       "them, or with -c one CSV row per event (-H: no header row).\n"
 	       "No TRACE or - reads stdin.\n\n"
 	       "Options:\n%s"
-	       "  -s, --summary          end with blkparse -s's statistics\n"
+	       "  -s, --summary          end with blkparse -s's statistics (not with -c)\n"
 	       "      --blkparse=VER     1.3 (default) or 1.2: as Debian's\n"
 	       "                         blkparse 1.2.0, no line for\n"
 	       "                         cgroup-flagged records\n",
@@ -254,6 +254,10 @@ static void parse_args(struct cat *c, int argc, char **argv)
 			bt_opts_bad_option(&c->o, argv, "dpw");
 		}
 	}
+	/* The statistics are blkparse's text: they have no CSV form. */
+	if (c->sum && c->o.csv)
+		bt_usage_error(&c->o, "-s (blkparse's text statistics) cannot "
+			       "be combined with -c");
 }
 
 int main(int argc, char **argv)
