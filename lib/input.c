@@ -413,13 +413,23 @@ static size_t gz_read(struct input *in, unsigned char *dst, size_t len)
 	return len - z->avail_out;
 }
 
+/* An error the caller reports: -errno, with the offset and message set. */
+static int input_fail(struct input *in, uint64_t off, int err,
+		      const char *what, const char *why)
+{
+	in->eoff = off;
+	snprintf(in->imsg, sizeof(in->imsg), "%s%s%s", what, why ? ": " : "",
+		 why ? why : "");
+	return err;
+}
+
 /* Decide gzip or plain at the first bytes of the input. */
-static int input_start(struct bt_reader *r, struct input *in)
+static int input_start(struct input *in, size_t nin)
 {
 	int gz = 0;
 
 	in->started = 1;
-	in->cap = r->nin ? BUF_TOTAL / r->nin : BUF_MAX;
+	in->cap = nin ? BUF_TOTAL / nin : BUF_MAX;
 	if (in->cap > BUF_MAX)
 		in->cap = BUF_MAX;
 	if (in->cap < BUF_MIN)
@@ -438,15 +448,15 @@ static int input_start(struct bt_reader *r, struct input *in)
 
 		in->buf = malloc(in->cap);
 		if (!in->buf)
-			return bt_reader_fail(r, in, 0, -ENOMEM, "out of memory");
+			return input_fail(in, 0, -ENOMEM, "out of memory", NULL);
 		in->data = in->buf;
 		/* Pipes may deliver one byte at a time. */
 		while (in->end < 2) {
 			n = read_once(in->fd, in->buf + in->end,
 				      in->cap - in->end);
 			if (n < 0)
-				return bt_reader_fail(r, in, 0, (int)n, "read: %s",
-					    strerror((int)-n));
+				return input_fail(in, 0, (int)n, "read",
+						  strerror((int)-n));
 			if (!n) {
 				in->eof = 1;
 				break;
@@ -465,11 +475,11 @@ static int input_start(struct bt_reader *r, struct input *in)
 	if (!in->buf)
 		in->buf = malloc(in->cap);
 	if (!in->z || !in->buf)
-		return bt_reader_fail(r, in, 0, -ENOMEM, "out of memory");
+		return input_fail(in, 0, -ENOMEM, "out of memory", NULL);
 	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK) {
 		free(in->z);
 		in->z = NULL;
-		return bt_reader_fail(r, in, 0, -ENOMEM, "cannot start zlib");
+		return input_fail(in, 0, -ENOMEM, "cannot start zlib", NULL);
 	}
 	if (in->fd >= 0) {
 		in->z->next_in = in->zbuf;
@@ -489,11 +499,10 @@ static int input_start(struct bt_reader *r, struct input *in)
  * (format detection, which would like more but needs no more) the bytes
  * available are returned and the error waits for a real need.
  */
-ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
-			   int soft)
+ssize_t bt_input_fill_slow(struct input *in, size_t need, int soft, size_t nin)
 {
 	if (!in->started) {
-		int rc = input_start(r, in);
+		int rc = input_start(in, nin);
 
 		if (rc)
 			return rc;
@@ -524,8 +533,9 @@ ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
 		}
 		in->end += (size_t)n;
 	}
-	if (in->end - in->pos < need && in->ierr && !soft)
-		return bt_reader_fail(r, in, in->base + in->pos, in->ierr, "%s",
-			    in->imsg);
+	if (in->end - in->pos < need && in->ierr && !soft) {
+		in->eoff = in->base + in->pos;
+		return in->ierr;	/* in->imsg says what */
+	}
 	return (ssize_t)(in->end - in->pos);
 }

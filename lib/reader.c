@@ -20,8 +20,12 @@
 
 /* ------------------------------------------------------------- errors */
 
-int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
-		   int err, const char *fmt, ...)
+static int bt_reader_fail(struct bt_reader *r, struct input *in,
+			  uint64_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int bt_reader_fail(struct bt_reader *r, struct input *in,
+			  uint64_t off, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,6 +36,25 @@ int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
 	r->err_in = in;
 	r->err_off = off;
 	return err;
+}
+
+/* The input's error (input.c says where and what) becomes the reader's. */
+static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need,
+			 int soft)
+{
+	ssize_t n = bt_input_fill_slow(in, need, soft, r->nin);
+
+	if (n < 0)
+		return bt_reader_fail(r, in, in->eoff, (int)n, "%s", in->imsg);
+	return n;
+}
+
+/* The common case inline: the bytes are there already. */
+static inline ssize_t fill(struct bt_reader *r, struct input *in, size_t need)
+{
+	if (in->end - in->pos >= need && in->started)
+		return (ssize_t)(in->end - in->pos);
+	return fill_slow(r, in, need, 0);
 }
 
 /* ------------------------------------------------------------- reader */
@@ -170,7 +193,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	size_t need, n46, n50, a;
 	uint32_t m;
 
-	avail = bt_input_fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
+	avail = fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
 	if (avail < 0)
 		return (int)avail;
 	if (!avail) {
@@ -217,7 +240,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	n46 = bt_ld16(p + in->ctx + 46, in->swap);
 	n50 = bt_ld16(p + in->ctx + 50, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
-	avail = bt_input_fill_slow(r, in, need, 1);
+	avail = fill_slow(r, in, need, 1);
 	if (avail < 0)
 		return (int)avail;
 	p = in->data + in->pos;
@@ -289,7 +312,7 @@ static int advance(struct bt_reader *r, struct input *in)
 			return 0;
 		}
 	}
-	avail = bt_input_fill(r, in, in->ctx + BT_HDR_V7);
+	avail = fill(r, in, in->ctx + BT_HDR_V7);
 	if (avail < 0)
 		return (int)avail;
 	start = in->pos;
@@ -316,7 +339,7 @@ static int advance(struct bt_reader *r, struct input *in)
 			    "unsupported version %u", ver);
 	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
 	if ((size_t)avail < hdr) {
-		avail = bt_input_fill(r, in, hdr);
+		avail = fill(r, in, hdr);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;
@@ -338,7 +361,7 @@ static int advance(struct bt_reader *r, struct input *in)
 	}
 	total = hdr + e->pdu_len;
 	if ((size_t)avail < total) {
-		avail = bt_input_fill(r, in, total);
+		avail = fill(r, in, total);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;	/* the fill may have slid the buffer */

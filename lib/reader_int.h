@@ -57,7 +57,8 @@ struct input {
 	size_t mem_fed;		/* bytes of mem handed to zlib */
 	int zeof;		/* no more compressed bytes */
 	int ierr;		/* read or gzip error, after the bytes before it */
-	char imsg[96];
+	char imsg[96];		/* what went wrong (ierr or a returned error) */
+	uint64_t eoff;		/* where: offset of a returned error */
 	uint16_t index;
 	uint32_t set;		/* per-CPU set: inputs sharing it are one recording */
 	uint16_t rec;		/* recording, decided at the start */
@@ -156,23 +157,14 @@ struct bt_reader {
 	uint64_t rec_shift_ns;	/* one after the other: largest shift applied */
 };
 
-/* reader.c: record the reader's error (input, offset, message); returns err. */
-int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
-		   int err, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-/* input.c */
+/*
+ * input.c.  bt_input_fill_slow() makes need bytes available at data + pos
+ * (fewer only at the end) and returns how many there are, or -errno with
+ * eoff and imsg telling where and what, for the reader to report.  nin:
+ * the reader's number of inputs, which sizes the buffer.
+ */
 void bt_input_free(struct input *in);
-ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
-			   int soft);
-
-/* The common case inline: the bytes are there already. */
-static inline ssize_t bt_input_fill(struct bt_reader *r, struct input *in,
-				    size_t need)
-{
-	if (in->end - in->pos >= need && in->started)
-		return (ssize_t)(in->end - in->pos);
-	return bt_input_fill_slow(r, in, need, 0);
-}
+ssize_t bt_input_fill_slow(struct input *in, size_t need, int soft,
+			   size_t nin);
 
 #endif /* BTKIT_READER_INT_H */
