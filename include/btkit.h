@@ -299,10 +299,11 @@ struct bt_blkorder_dev {
 };
 
 /*
- * Order r's inputs (r is not owned and must outlive o; with several
- * inputs each is opened again by name).  flags: BT_FMT_V120 for 1.2.0's
- * handling of cgroup-flagged notes and time origin.  0, or -errno with
- * *bad_input the input that could not be opened (NULL: -ENOMEM).
+ * Order r's inputs (r is not owned and must outlive o, and is read only
+ * through o: each input once, so stdin and FIFOs work; a stalled stream
+ * keeps its rest in a temporary file).  flags: BT_FMT_V120 for 1.2.0's
+ * handling of cgroup-flagged notes and time origin.  0, or -errno
+ * (*bad_input is NULL: no input is opened here any more).
  */
 int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 		    unsigned flags, const char **bad_input);
@@ -324,7 +325,7 @@ int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name);
 size_t bt_blkorder_devs(const struct bt_blkorder *o);
 void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
 		     struct bt_blkorder_dev *out);
-/* The readers' statistics added up (duplicates, time going backwards). */
+/* The reader's statistics (duplicates, time going backwards...). */
 void bt_blkorder_get_stats(const struct bt_blkorder *o,
 			   struct bt_reader_stats *st);
 void bt_blkorder_free(struct bt_blkorder *o);

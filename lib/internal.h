@@ -42,6 +42,20 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
  */
 int bt_reader_empty(const struct bt_reader *r);
 
+/*
+ * lib/reader.c: read r input by input instead of merged (blkparse's file
+ * mode reads ahead in each).  The next record of input i, deduplicated
+ * against every record read so far: 1, 0 at its end (also when it holds
+ * no byte), < 0 an error that stays for that input (bt_reader_error()
+ * tells it right after).  Not to be mixed with bt_reader_next().
+ */
+int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev);
+/*
+ * After every input ended: -ENODATA "empty trace" (at offset 0 of the
+ * first input, as bt_reader_next() says it) when none held a byte, else 0.
+ */
+int bt_reader_all_empty(struct bt_reader *r);
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

@@ -1064,6 +1064,43 @@ out:
 	return rc;
 }
 
+/*
+ * What every record read goes through: 1 when it is a duplicate (to be
+ * skipped), 0 when it is delivered, -ENOMEM.  *newest: the latest event
+ * time delivered, to count time going backwards.
+ */
+static int take_record(struct bt_reader *r, struct input *in,
+		       uint64_t *newest, int *have)
+{
+	const struct bt_event *e = &in->ev;
+	int rc;
+
+	if (bt_event_is_note(e) || !e->sequence) {
+		rc = unsequenced_is_duplicate(r, in, e);
+		if (rc < 0)
+			return bt_reader_fail(r, in, e->offset, rc,
+					      "out of memory");
+	} else {
+		rc = event_is_duplicate(r, in, e);
+	}
+	if (rc) {
+		r->st.duplicates++;
+		return 1;
+	}
+	if (!bt_event_is_note(e)) {
+		if (*have && e->time < *newest) {
+			if (!r->st.backwards++) {
+				r->back1.at = where_of(e);
+				r->back1.delta = *newest - e->time;
+			}
+		} else {
+			*newest = e->time;
+		}
+		*have = 1;
+	}
+	return 0;
+}
+
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 {
 	struct input *in;
@@ -1081,35 +1118,14 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		goto advance;
 	}
 	for (;;) {
-		const struct bt_event *e;
-
 		if (!r->nheap && !next_recording(r))
 			return 0;
 		in = r->heap[0];
-		e = &in->ev;
-		if (bt_event_is_note(e) || !e->sequence) {
-			rc = unsequenced_is_duplicate(r, in, e);
-			if (rc < 0)
-				return bt_reader_fail(r, in, e->offset, rc,
-						      "out of memory");
-		} else {
-			rc = event_is_duplicate(r, in, e);
-		}
-		if (rc) {
-			r->st.duplicates++;
+		rc = take_record(r, in, &r->max_time, &r->have_time);
+		if (rc < 0)
+			return rc;
+		if (rc)
 			goto advance;
-		}
-		if (!bt_event_is_note(e)) {
-			if (r->have_time && e->time < r->max_time) {
-				if (!r->st.backwards++) {
-					r->back1.at = where_of(e);
-					r->back1.delta = r->max_time - e->time;
-				}
-			} else {
-				r->max_time = e->time;
-			}
-			r->have_time = 1;
-		}
 		*ev = in->ev;
 		r->last = in;
 		r->st.events++;
@@ -1123,6 +1139,49 @@ advance:
 		if (r->nheap > 1)
 			sift_down(r, 0);
 	}
+}
+
+/* ---------------------------------------------------- input by input */
+
+int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
+{
+	struct input *in;
+	int rc;
+
+	if (i >= r->nin)
+		return -EINVAL;
+	in = r->in[i];
+	r->started = 1;
+	if (in->dead)
+		return in->dead;
+	for (;;) {
+		rc = advance(r, in);
+		if (rc <= 0) {
+			in->dead = rc;	/* the end, or the error, stays */
+			return rc;
+		}
+		rc = take_record(r, in, &in->newest, &in->have_time);
+		if (rc < 0) {
+			in->dead = rc;
+			return rc;
+		}
+		if (!rc)
+			break;
+	}
+	*ev = in->ev;
+	r->st.events++;
+	return 1;
+}
+
+int bt_reader_all_empty(struct bt_reader *r)
+{
+	for (size_t i = 0; i < r->nin; i++)
+		if (r->in[i]->base + r->in[i]->end)
+			return 0;
+	if (!r->nin)
+		return 0;
+	r->empty = 1;
+	return bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
 }
 
 /* ------------------------------------------------------------- queries */

@@ -63,6 +63,9 @@ struct input {
 	uint32_t set;		/* per-CPU set: inputs sharing it are one recording */
 	uint16_t rec;		/* recording, decided at the start */
 	uint64_t shift;		/* ns added to every time (separate recordings) */
+	int dead;		/* read input by input: its end (0) or error */
+	int have_time;		/* read input by input: newest is set */
+	uint64_t newest;	/* read input by input: latest event time */
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
 };

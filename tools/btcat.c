@@ -161,7 +161,6 @@ static void read_error(struct cat *c, int rc)
 
 static void run(struct cat *c, struct bt_reader *r)
 {
-	struct bt_reader_stats st;
 	struct bt_event e;
 	const char *bad;
 	uint64_t rel;
@@ -180,13 +179,7 @@ static void run(struct cat *c, struct bt_reader *r)
 		else
 			print_event(c, &e, rel, dev);
 	}
-	bt_blkorder_get_stats(c->ord, &st);
-	if (st.duplicates)
-		fprintf(stderr, "%s: warning: %" PRIu64
-			" duplicated events dropped\n", c->o.prog, st.duplicates);
-	if (st.backwards)
-		fprintf(stderr, "%s: warning: time went backwards %" PRIu64
-			" times\n", c->o.prog, st.backwards);
+	bt_tool_warnings(&c->o, r);
 }
 
 /* What `blkparse -s` prints after the events, grouped as its locale says. */
