@@ -310,7 +310,8 @@ int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 /*
  * 1: *ev is the next record (its payload valid until the next call), *rel
  * its time in ns since blkparse's origin, *dev its device's index (see
- * bt_blkorder_dev).  0 at the end.  < 0: -errno; bt_blkorder_failed()
+ * bt_blkorder_dev); ev->offset is UINT64_MAX after a stall (the record
+ * was read back from the temporary file).  0 at the end.  < 0: -errno; bt_blkorder_failed()
  * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
  * the records read before it still follow, and other inputs go on.
  */

@@ -390,6 +390,9 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 		k = take(o, &e);
 		if (k > 0 && set == SIZE_MAX)
 			k = dev_of(o, e.dev, &dev) < 0 ? -ENOMEM : k;
+		/* A spooled record's offset would be the spool's: not known. */
+		if (in == SIZE_MAX && o->src != o->r)
+			e.offset = UINT64_MAX;
 		if (k > 0)
 			k = batch_hold(b, &e, dev) < 0 ? -ENOMEM : k;
 		if (k < 0) {

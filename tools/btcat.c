@@ -27,6 +27,8 @@ struct cat {
 	char *detail;		/* CSV detail cell, grown to the largest */
 	size_t detail_cap;
 	uint64_t skipped;	/* records blkparse complains about */
+	uint64_t skip_off;	/* the first of them: offset and input */
+	size_t skip_in;
 	struct bt_summary *sum;	/* -s */
 	int write_err;
 };
@@ -129,7 +131,10 @@ static void print_event(struct cat *c, const struct bt_event *e,
 	if (c->sum)
 		sum_event(c, dev, e, rel, 0);
 	if (kind <= 0) {
-		c->skipped += kind < 0;
+		if (kind < 0 && !c->skipped++) {
+			c->skip_off = e->offset;
+			c->skip_in = e->input;
+		}
 		return;
 	}
 	if (c->table)
@@ -180,6 +185,19 @@ static void run(struct cat *c, struct bt_reader *r)
 			print_event(c, &e, rel, dev);
 	}
 	bt_tool_warnings(&c->o, r);
+}
+
+/* Records blkparse complains about are left out: say where the first was. */
+static void skip_warning(const struct cat *c, const struct bt_reader *r)
+{
+	char at[48] = "";
+
+	if (c->skip_off != UINT64_MAX)
+		snprintf(at, sizeof(at), ": offset %" PRIu64, c->skip_off);
+	fprintf(stderr, "%s: warning: %" PRIu64 " records with an action "
+		"blkparse does not print, the first at %s%s (no line is "
+		"printed for them)\n", c->o.prog, c->skipped,
+		bt_reader_input_name(r, c->skip_in), at);
 }
 
 /* What `blkparse -s` prints after the events, grouped as its locale says. */
@@ -278,9 +296,7 @@ int main(int argc, char **argv)
 		rc = BT_EXIT_DATA;
 	}
 	if (c.skipped)
-		fprintf(stderr, "%s: warning: %" PRIu64
-			" records with an action blkparse does not print\n",
-			c.o.prog, c.skipped);
+		skip_warning(&c, r);
 	free(c.out);
 	free(c.detail);
 	bt_summary_free(c.sum);
