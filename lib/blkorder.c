@@ -71,12 +71,6 @@ struct seqs {
 	size_t n, cap;
 };
 
-struct comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[COMM_LEN];
-};
-
 struct odev {
 	uint32_t dev;
 	char name[32];		/* "maj,min", or NAME of a per-CPU set */
@@ -97,8 +91,7 @@ struct bt_blkorder {
 	uint64_t genesis;
 	int have_genesis;
 	const struct bt_reader *failed;
-	struct comm_slot *comm;
-	size_t comm_slots, comm_used;
+	struct bt_comm comm;	/* pid -> first name */
 	struct seqs seqs;
 	struct odev *devs;
 	size_t ndevs, devs_cap, last_dev;
@@ -108,58 +101,17 @@ struct bt_blkorder {
 
 /* ------------------------------------------------------ pid -> comm */
 
-static struct comm_slot *comm_find(const struct bt_blkorder *o, uint32_t pid)
-{
-	size_t mask = o->comm_slots - 1;
-	size_t i = (pid * 2654435761u) & mask;
-
-	while (o->comm[i].used && o->comm[i].pid != pid)
-		i = (i + 1) & mask;
-	return &o->comm[i];
-}
-
 const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
 {
-	const struct comm_slot *s;
-
-	if (!o->comm_used)
-		return NULL;
-	s = comm_find(o, pid);
-	return s->used ? s->comm : NULL;
+	return bt_comm_get(&o->comm, pid);
 }
 
-/* blkparse keeps the first name a pid was given. */
+/* blkparse keeps the first name a pid was given, 15 bytes of it. */
 static int comm_set(struct bt_blkorder *o, uint32_t pid, const char *name,
 		    size_t n)
 {
-	struct comm_slot *s, *old = o->comm;
-	size_t oslots = o->comm_slots;
-
-	if ((o->comm_used + 1) * 2 > o->comm_slots) {
-		size_t slots = oslots ? oslots * 2 : 1024;
-		struct comm_slot *fresh = calloc(slots, sizeof(*fresh));
-
-		if (!fresh)
-			return -ENOMEM;
-		o->comm = fresh;
-		o->comm_slots = slots;
-		for (size_t i = 0; i < oslots; i++)
-			if (old[i].used)
-				*comm_find(o, old[i].pid) = old[i];
-		free(old);
-	}
-	s = comm_find(o, pid);
-	if (s->used)
-		return 0;
-	n = strnlen(name, n);
-	if (n > COMM_LEN - 1)
-		n = COMM_LEN - 1;
-	memcpy(s->comm, name, n);
-	s->comm[n] = '\0';
-	s->pid = pid;
-	s->used = 1;
-	o->comm_used++;
-	return 0;
+	return bt_comm_set(&o->comm, pid, name, n < COMM_LEN - 1 ? n :
+			   COMM_LEN - 1, 1);
 }
 
 int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name)
@@ -767,6 +719,7 @@ int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 		return -ENOMEM;
 	o->flags = flags;
 	o->r = o->src = r;
+	bt_comm_init(&o->comm, SIZE_MAX);	/* as blkparse: every pid */
 	if (n <= 1) {
 		rc = batch_init(&o->b);
 		goto done;
@@ -825,7 +778,7 @@ void bt_blkorder_free(struct bt_blkorder *o)
 	for (size_t i = 0; i < o->seqs.cap; i++)
 		free(o->seqs.slot[i].skips);
 	free(o->seqs.slot);
-	free(o->comm);
+	bt_comm_free(&o->comm);
 	free(o->devs);
 	free(o->dslot);
 	free(o);

@@ -65,6 +65,7 @@ int bt_reader_new(struct bt_reader **out)
 
 	if (!r)
 		return -ENOMEM;
+	bt_comm_init(&r->comm, COMM_MAX_PIDS);
 	*out = r;
 	return 0;
 }
@@ -250,9 +251,6 @@ static int detect(struct bt_reader *r, struct input *in)
 	return 0;
 }
 
-static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
-		     size_t len);
-
 /*
  * Decode the header at p (past any prefix).  swap and wide are constants
  * at each call site so the compiler makes one straight path per layout.
@@ -395,7 +393,9 @@ static int advance(struct bt_reader *r, struct input *in)
 	r->st.bytes += total;
 	if (e->category & BT_TC_NOTIFY) {
 		if (e->action == BT_N_PROCESS && e->pdu_len)
-			comm_set(r, e->pid, e->pdu, e->pdu_len);
+			/* Full (COMM_MAX_PIDS): later pids go unnamed. */
+			(void)bt_comm_set(&r->comm, e->pid,
+					  (const char *)e->pdu, e->pdu_len, 0);
 		else if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
 			 in->swap) {
 			uint32_t sec = bt_ld32(e->pdu, 1);
@@ -419,83 +419,9 @@ truncated:
 
 /* --------------------------------------------------------- pid -> comm */
 
-static inline size_t pid_hash(uint32_t pid, size_t slots)
-{
-	return (size_t)((pid * 0x9e3779b1u) & (slots - 1));
-}
-
-static struct comm_slot *comm_find(const struct bt_reader *r, uint32_t pid)
-{
-	size_t i;
-
-	if (!r->comm)
-		return NULL;
-	for (i = pid_hash(pid, r->comm_slots);; i = (i + 1) & (r->comm_slots - 1)) {
-		struct comm_slot *s = &r->comm[i];
-
-		if (!s->used || s->pid == pid)
-			return s;
-	}
-}
-
-static int comm_grow(struct bt_reader *r)
-{
-	size_t slots = r->comm_slots ? r->comm_slots * 2 : 256, i;
-	struct comm_slot *old = r->comm, *s;
-	size_t oslots = r->comm_slots;
-
-	if (slots > COMM_MAX_SLOTS)
-		return -ENOSPC;
-	r->comm = calloc(slots, sizeof(*r->comm));
-	if (!r->comm) {
-		r->comm = old;
-		return -ENOMEM;
-	}
-	r->comm_slots = slots;
-	for (i = 0; i < oslots; i++) {
-		if (!old[i].used)
-			continue;
-		s = comm_find(r, old[i].pid);
-		*s = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/*
- * At most COMM_MAX_SLOTS / 2 distinct pids are remembered; later new pids
- * go unnamed rather than growing memory with the trace.
- */
-static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
-		     size_t len)
-{
-	struct comm_slot *c;
-	size_t n;
-
-	if ((r->comm_used + 1) * 2 > r->comm_slots) {
-		c = comm_find(r, pid);
-		if (!c || !c->used) {
-			if (comm_grow(r))
-				return;
-		}
-	}
-	c = comm_find(r, pid);
-	if (!c->used) {
-		c->used = 1;
-		c->pid = pid;
-		r->comm_used++;
-	}
-	n = len < 16 ? len : 16;
-	n = strnlen((const char *)s, n);
-	memcpy(c->comm, s, n);
-	c->comm[n] = '\0';
-}
-
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
 {
-	const struct comm_slot *c = comm_find(r, pid);
-
-	return c && c->used ? c->comm : NULL;
+	return bt_comm_get(&r->comm, pid);
 }
 
 /* --------------------------------------------------------- duplicates */
@@ -1305,7 +1231,7 @@ void bt_reader_free(struct bt_reader *r)
 		bt_input_free(r->in[i]);
 	free(r->in);
 	free(r->heap);
-	free(r->comm);
+	bt_comm_free(&r->comm);
 	free(r->win);
 	free(r->win_at);
 	free(r);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 #include "btkit.h"
+#include "internal.h"
 
 /*
  * Per-input buffer: 256 KiB, down to 128 KiB when there are many inputs
@@ -26,7 +27,7 @@
 /* Detection looks at the first record and the next magic in one window. */
 _Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
-#define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
+#define COMM_MAX_PIDS	65536u		/* named pids kept: memory stays bounded */
 #define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
 
 struct input {
@@ -68,12 +69,6 @@ struct input {
 	uint64_t newest;	/* read input by input: latest event time */
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
-};
-
-struct comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[17];
 };
 
 /*
@@ -141,8 +136,7 @@ struct bt_reader {
 	uint64_t max_time;	/* latest non-note time delivered */
 	int have_time;
 	struct bt_reader_stats st;
-	struct comm_slot *comm;
-	size_t comm_slots, comm_used;
+	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_SLOTS];
 	struct seq_slot *seq_hot;	/* the slot used last */
 	size_t seq_used;
