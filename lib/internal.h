@@ -11,6 +11,30 @@
 #include <string.h>
 #include "btkit.h"
 
+/*
+ * The record header, field by field: byte offsets (btkit-format(5)
+ * "Records").  Both layouts share the first 28 bytes; version 7 (48
+ * bytes) then has a u32 action, version 8 (64 bytes) the pid first and a
+ * u64 action.
+ */
+#define BT_OFF_MAGIC		0	/* u32 */
+#define BT_OFF_SEQUENCE		4	/* u32 */
+#define BT_OFF_TIME		8	/* u64 */
+#define BT_OFF_SECTOR		16	/* u64 */
+#define BT_OFF_BYTES		24	/* u32 */
+#define BT_V7_ACTION		28	/* u32 */
+#define BT_V7_PID		32	/* u32 */
+#define BT_V7_DEVICE		36	/* u32 */
+#define BT_V7_CPU		40	/* u32 */
+#define BT_V7_ERROR		44	/* u16 */
+#define BT_V7_PDU_LEN		46	/* u16 */
+#define BT_V8_PID		28	/* u32 */
+#define BT_V8_ACTION		32	/* u64 */
+#define BT_V8_DEVICE		40	/* u32 */
+#define BT_V8_CPU		44	/* u32 */
+#define BT_V8_ERROR		48	/* u16 */
+#define BT_V8_PDU_LEN		50	/* u16 */
+
 static inline uint16_t bt_ld16(const unsigned char *p, int swap)
 {
 	uint16_t v;

@@ -108,17 +108,17 @@ static int chain(const struct input *in, const unsigned char *p, size_t avail,
 		if (!magic_ok(m) || (m & 0xff) != BT_VERSION_7)
 			break;
 		if (wide) {
-			uint64_t a = bt_ld64(h + 32, in->swap);
+			uint64_t a = bt_ld64(h + BT_V8_ACTION, in->swap);
 
 			act = (uint32_t)(a & 0xffff);
 			cat = (uint32_t)(a >> 16);
-			plen = bt_ld16(h + 50, in->swap);
+			plen = bt_ld16(h + BT_V8_PDU_LEN, in->swap);
 		} else {
-			uint32_t a = bt_ld32(h + 28, in->swap);
+			uint32_t a = bt_ld32(h + BT_V7_ACTION, in->swap);
 
 			act = a & 0xffff;
 			cat = a >> 16;
-			plen = bt_ld16(h + 46, in->swap);
+			plen = bt_ld16(h + BT_V7_PDU_LEN, in->swap);
 		}
 		if (!plausible(act, cat))
 			break;
@@ -238,8 +238,8 @@ static int detect(struct bt_reader *r, struct input *in)
 	 * from record to record; the longer run of sane records wins, ties
 	 * go to the classic layout.
 	 */
-	n46 = bt_ld16(p + in->ctx + 46, in->swap);
-	n50 = bt_ld16(p + in->ctx + 50, in->swap);
+	n46 = bt_ld16(p + in->ctx + BT_V7_PDU_LEN, in->swap);
+	n50 = bt_ld16(p + in->ctx + BT_V8_PDU_LEN, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
 	avail = fill_slow(r, in, need, 1);
 	if (avail < 0)
@@ -258,30 +258,30 @@ static int detect(struct bt_reader *r, struct input *in)
 static inline __attribute__((always_inline)) void
 decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
 {
-	e->sequence = bt_ld32(p + 4, swap);
-	e->time = bt_ld64(p + 8, swap);
-	e->sector = bt_ld64(p + 16, swap);
-	e->bytes = bt_ld32(p + 24, swap);
+	e->sequence = bt_ld32(p + BT_OFF_SEQUENCE, swap);
+	e->time = bt_ld64(p + BT_OFF_TIME, swap);
+	e->sector = bt_ld64(p + BT_OFF_SECTOR, swap);
+	e->bytes = bt_ld32(p + BT_OFF_BYTES, swap);
 	if (wide) {
-		uint64_t act = bt_ld64(p + 32, swap);
+		uint64_t act = bt_ld64(p + BT_V8_ACTION, swap);
 
-		e->pid = bt_ld32(p + 28, swap);
+		e->pid = bt_ld32(p + BT_V8_PID, swap);
 		e->action = (uint32_t)(act & 0xffff);
 		e->category = (uint32_t)(act >> 16);
-		e->dev = bt_ld32(p + 40, swap);
-		e->cpu = bt_ld32(p + 44, swap);
-		e->error = bt_ld16(p + 48, swap);
-		e->pdu_len = bt_ld16(p + 50, swap);
+		e->dev = bt_ld32(p + BT_V8_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V8_CPU, swap);
+		e->error = bt_ld16(p + BT_V8_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V8_PDU_LEN, swap);
 	} else {
-		uint32_t act = bt_ld32(p + 28, swap);
+		uint32_t act = bt_ld32(p + BT_V7_ACTION, swap);
 
 		e->action = act & 0xffff;
 		e->category = act >> 16;
-		e->pid = bt_ld32(p + 32, swap);
-		e->dev = bt_ld32(p + 36, swap);
-		e->cpu = bt_ld32(p + 40, swap);
-		e->error = bt_ld16(p + 44, swap);
-		e->pdu_len = bt_ld16(p + 46, swap);
+		e->pid = bt_ld32(p + BT_V7_PID, swap);
+		e->dev = bt_ld32(p + BT_V7_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V7_CPU, swap);
+		e->error = bt_ld16(p + BT_V7_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V7_PDU_LEN, swap);
 	}
 }
 
