@@ -68,10 +68,11 @@ int bt_reader_empty(const struct bt_reader *r);
 
 /*
  * lib/reader.c: read r input by input instead of merged (blkparse's file
- * mode reads ahead in each).  The next record of input i, deduplicated
- * against every record read so far: 1, 0 at its end (also when it holds
- * no byte), < 0 an error that stays for that input (bt_reader_error()
- * tells it right after).  Not to be mixed with bt_reader_next().
+ * mode reads ahead in each).  The next record of input i, without the
+ * copies of records of the same input read before: 1, 0 at its end
+ * (also when it holds no byte), < 0 an error that stays for that input
+ * (bt_reader_error() tells it right after).  Not to be mixed with
+ * bt_reader_next().
  */
 int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev);
 /*

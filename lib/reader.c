@@ -675,7 +675,9 @@ static int unsequenced_is_duplicate(struct bt_reader *r, struct input *in,
 		if (s)
 			r->seq_hot = s;
 	}
-	fp = fingerprint(e);
+	/* Records of separate recordings are never copies of each other. */
+	fp = fingerprint(e) ^ (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
+	fp += !fp;
 	if (!s || e->time <= s->max_time) {
 		if ((w = win_find(r, fp))) {
 			if (!r->dup1.at.valid) {
@@ -1077,7 +1079,15 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 	if (i >= r->nin)
 		return -EINVAL;
 	in = r->in[i];
-	r->started = 1;
+	if (!r->started) {
+		/*
+		 * As blkparse's file mode, which drops nothing: copies are
+		 * looked for within each input, as if each had a reader.
+		 */
+		for (size_t k = 0; k < r->nin; k++)
+			r->in[k]->rec = (uint16_t)k;
+		r->started = 1;
+	}
 	if (in->dead)
 		return in->dead;
 	for (;;) {
