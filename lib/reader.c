@@ -855,10 +855,15 @@ static int group_recordings(struct bt_reader *r, const struct head *heads,
 	for (size_t i = 0; i < r->nin; i++) {
 		struct input *in = r->in[i];
 
+		size_t j = i;
+
 		if (!live[i])
 			continue;
-		if (i && r->in[i - 1]->set == in->set && live[i - 1]) {
-			in->rec = r->in[i - 1]->rec;
+		/* A per-CPU set's files are added together: look back. */
+		while (j-- > 0 && r->in[j]->set == in->set && !live[j])
+			;
+		if (j < i && r->in[j]->set == in->set && live[j]) {
+			in->rec = r->in[j]->rec;
 		} else {
 			for (k = 0; k < n; k++)
 				if (separate(&heads[rep[k]], &heads[i]) != 1)
