@@ -1217,8 +1217,8 @@ const char *bt_reader_warning(const struct bt_reader *r, size_t i, char *buf,
 		f = &r->gap1;
 		snprintf(buf, len, "%" PRIu64 " records missing in %" PRIu64
 			 " sequence gaps, the first at %s: offset %" PRIu64
-			 " (cpu %u sequence %u after %u): lost while tracing; "
-			 "requests with lost events are incomplete",
+			 " (cpu %u sequence %u after %u): not in the input; "
+			 "requests with missing events are incomplete",
 			 r->st.missing, r->st.gaps, in_name(r, &f->at),
 			 f->at.off, f->cpu, f->seq, f->prev);
 		return buf;
