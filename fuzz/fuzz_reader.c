@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_reader.c - libFuzzer target for the reader and the event decoders.
- * Each input is read three ways: twice as memory (two inputs with the
- * same bytes, which exercises the merge and duplicate detection), and
- * once through a file descriptor (the buffered read path and the gzip
+ * Each input is read four ways: twice as memory (two inputs with the
+ * same bytes, which exercises the merge, the grouping into recordings and
+ * duplicate detection), the same input by input (blkparse's file mode),
+ * and once through a file descriptor (the buffered read path and the gzip
  * hand-over after the first read()).  Every event goes through every
- * decoder.  Crashes, hangs and sanitizer reports are the findings.
+ * decoder, and every warning is worded.  Crashes, hangs and sanitizer
+ * reports are the findings.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "btkit.h"
+#include "../lib/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,6 +55,24 @@ static void drain(struct bt_reader *r)
 	if (bt_reader_next(r, &ev) != rc)
 		abort();
 	bt_reader_get_stats(r, &st);
+	for (size_t i = 0; bt_reader_warning(r, i, comm, sizeof(comm)); i++)
+		;
+}
+
+/* Input by input, alternating, until both end or fail. */
+static void drain_inputs(struct bt_reader *r)
+{
+	struct bt_event ev;
+	char buf[256];
+	int more[2] = { 1, 1 };
+
+	while (more[0] || more[1])
+		for (size_t i = 0; i < 2; i++)
+			if (more[i])
+				more[i] = bt_reader_next_input(r, i, &ev) > 0;
+	(void)bt_reader_all_empty(r);
+	for (size_t i = 0; bt_reader_warning(r, i, buf, sizeof(buf)); i++)
+		;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,6 +85,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bt_reader_add_mem(r, data, size, "a");
 	bt_reader_add_mem(r, data, size, "b");
 	drain(r);
+	bt_reader_free(r);
+
+	if (bt_reader_new(&r))
+		return 0;
+	bt_reader_add_mem(r, data, size, "a");
+	bt_reader_add_mem(r, data, size, "b");
+	drain_inputs(r);
 	bt_reader_free(r);
 
 	fd = memfd_create("fuzz", 0);

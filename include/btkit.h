@@ -171,9 +171,13 @@ struct bt_reader;
 
 struct bt_reader_stats {
 	uint64_t events;	/* records delivered, notes included */
-	uint64_t duplicates;	/* records dropped: sequence already seen */
+	uint64_t duplicates;	/* records dropped: equal to one already read */
 	uint64_t backwards;	/* records older than one already delivered */
 	uint64_t bytes;		/* bytes of input consumed */
+	uint64_t gaps;		/* jumps in a device and CPU's sequence */
+	uint64_t missing;	/* records those jumps skipped (lost) */
+	uint64_t repeats;	/* repeated sequences that were no copies: kept */
+	uint64_t recordings;	/* separate recordings among the inputs */
 };
 
 int bt_reader_new(struct bt_reader **out);
@@ -198,6 +202,15 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev);
 const char *bt_reader_error(const struct bt_reader *r, const char **file,
 			    uint64_t *offset);
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st);
+/*
+ * The reader's i-th warning (separate recordings, duplicates dropped,
+ * sequence gaps, time going backwards...) as one line of text without
+ * newline, naming the first offending record (input and byte offset) and
+ * what it does to the results; NULL when there are fewer warnings.  buf:
+ * the text's room (256 bytes hold any).
+ */
+const char *bt_reader_warning(const struct bt_reader *r, size_t i, char *buf,
+			      size_t len);
 /* comm from PROCESS notes seen so far, NULL if none. */
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid);
 size_t bt_reader_inputs(const struct bt_reader *r);
@@ -312,17 +325,19 @@ struct bt_blkorder_dev {
 };
 
 /*
- * Order r's inputs (r is not owned and must outlive o; with several
- * inputs each is opened again by name).  flags: BT_FMT_V120 for 1.2.0's
- * handling of cgroup-flagged notes and time origin.  0, or -errno with
- * *bad_input the input that could not be opened (NULL: -ENOMEM).
+ * Order r's inputs (r is not owned and must outlive o, and is read only
+ * through o: each input once, so stdin and FIFOs work; a stalled stream
+ * keeps its rest in a temporary file).  flags: BT_FMT_V120 for 1.2.0's
+ * handling of cgroup-flagged notes and time origin.  0, or -errno
+ * (*bad_input is NULL: no input is opened here any more).
  */
 int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 		    unsigned flags, const char **bad_input);
 /*
  * 1: *ev is the next record (its payload valid until the next call), *rel
  * its time in ns since blkparse's origin, *dev its device's index (see
- * bt_blkorder_dev).  0 at the end.  < 0: -errno; bt_blkorder_failed()
+ * bt_blkorder_dev); ev->offset is UINT64_MAX after a stall (the record
+ * was read back from the temporary file).  0 at the end.  < 0: -errno; bt_blkorder_failed()
  * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
  * the records read before it still follow, and other inputs go on.
  */
@@ -337,7 +352,7 @@ int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name);
 size_t bt_blkorder_devs(const struct bt_blkorder *o);
 void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
 		     struct bt_blkorder_dev *out);
-/* The readers' statistics added up (duplicates, time going backwards). */
+/* The reader's statistics (duplicates, time going backwards...). */
 void bt_blkorder_get_stats(const struct bt_blkorder *o,
 			   struct bt_reader_stats *st);
 void bt_blkorder_free(struct bt_blkorder *o);

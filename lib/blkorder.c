@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define BATCH		512		/* blkparse's rb_batch */
@@ -45,7 +46,7 @@ struct batch {
 
 /* One input of a merge, in blkparse's list of inputs by next time. */
 struct stream {
-	struct bt_reader *r;
+	size_t in;		/* its index in the reader */
 	struct batch b;
 	struct stream *next;
 	size_t dev;		/* its per-CPU set in o->devs */
@@ -70,12 +71,6 @@ struct seqs {
 	size_t n, cap;
 };
 
-struct comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[COMM_LEN];
-};
-
 struct odev {
 	uint32_t dev;
 	char name[32];		/* "maj,min", or NAME of a per-CPU set */
@@ -83,18 +78,20 @@ struct odev {
 
 struct bt_blkorder {
 	unsigned flags;		/* BT_FMT_V120 */
-	struct bt_reader *r;	/* stream mode: the caller's reader */
+	struct bt_reader *r;	/* the caller's reader, read once */
 	struct batch b;		/* stream mode */
 	int stalled, end;
+	struct bt_reader *src;	/* stream mode: r, or the spool after a stall */
+	FILE *spool;		/* the rest of the stream, read at the stall */
+	struct bt_reader *spool_r;
+	int spool_err;		/* r's error that ended the spool, reported after it */
 	struct stream *s;	/* merge mode: one per input */
 	size_t ns, init;	/* inputs, and inputs read ahead so far */
 	struct stream *head, *cur;	/* cur: its event was handed out */
 	uint64_t genesis;
 	int have_genesis;
 	const struct bt_reader *failed;
-	const struct bt_reader *empty;	/* first input with no byte at all */
-	struct comm_slot *comm;
-	size_t comm_slots, comm_used;
+	struct bt_comm comm;	/* pid -> first name */
 	struct seqs seqs;
 	struct odev *devs;
 	size_t ndevs, devs_cap, last_dev;
@@ -104,58 +101,17 @@ struct bt_blkorder {
 
 /* ------------------------------------------------------ pid -> comm */
 
-static struct comm_slot *comm_find(const struct bt_blkorder *o, uint32_t pid)
-{
-	size_t mask = o->comm_slots - 1;
-	size_t i = (pid * 2654435761u) & mask;
-
-	while (o->comm[i].used && o->comm[i].pid != pid)
-		i = (i + 1) & mask;
-	return &o->comm[i];
-}
-
 const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
 {
-	const struct comm_slot *s;
-
-	if (!o->comm_used)
-		return NULL;
-	s = comm_find(o, pid);
-	return s->used ? s->comm : NULL;
+	return bt_comm_get(&o->comm, pid);
 }
 
-/* blkparse keeps the first name a pid was given. */
+/* blkparse keeps the first name a pid was given, 15 bytes of it. */
 static int comm_set(struct bt_blkorder *o, uint32_t pid, const char *name,
 		    size_t n)
 {
-	struct comm_slot *s, *old = o->comm;
-	size_t oslots = o->comm_slots;
-
-	if ((o->comm_used + 1) * 2 > o->comm_slots) {
-		size_t slots = oslots ? oslots * 2 : 1024;
-		struct comm_slot *fresh = calloc(slots, sizeof(*fresh));
-
-		if (!fresh)
-			return -ENOMEM;
-		o->comm = fresh;
-		o->comm_slots = slots;
-		for (size_t i = 0; i < oslots; i++)
-			if (old[i].used)
-				*comm_find(o, old[i].pid) = old[i];
-		free(old);
-	}
-	s = comm_find(o, pid);
-	if (s->used)
-		return 0;
-	n = strnlen(name, n);
-	if (n > COMM_LEN - 1)
-		n = COMM_LEN - 1;
-	memcpy(s->comm, name, n);
-	s->comm[n] = '\0';
-	s->pid = pid;
-	s->used = 1;
-	o->comm_used++;
-	return 0;
+	return bt_comm_set(&o->comm, pid, name, n < COMM_LEN - 1 ? n :
+			   COMM_LEN - 1, 1);
 }
 
 int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name)
@@ -352,12 +308,13 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
 }
 
 /*
- * Read up to a batch from r.  *err: 0, or the error that ended the read
- * (o->failed is r when the reader failed).  set: the device of a per-CPU
+ * Read up to a batch: from the stream's source (in SIZE_MAX) or from input
+ * in of the reader alone.  *err: 0, or the error that ended the read
+ * (o->failed is the reader when it failed).  set: the device of a per-CPU
  * set's records, or SIZE_MAX to look each record's device up.
  */
-static size_t batch_read(struct bt_blkorder *o, struct batch *b,
-			 struct bt_reader *r, size_t set, int *err)
+static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
+			 size_t set, int *err)
 {
 	struct bt_event e;
 	size_t counted = 0, dev = set;
@@ -365,15 +322,29 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b,
 
 	*err = 0;
 	b->n = b->pos = b->len = 0;
-	while (!batch_full(b, counted) && (rc = bt_reader_next(r, &e)) != 0) {
+	while (!batch_full(b, counted)) {
+		if (in != SIZE_MAX)
+			rc = bt_reader_next_input(o->r, in, &e);
+		else
+			rc = o->src ? bt_reader_next(o->src, &e) : 0;
+		if (!rc && in == SIZE_MAX && o->spool_err) {
+			rc = o->spool_err;	/* r failed after what was spooled */
+			o->spool_err = 0;
+			o->src = NULL;
+		}
+		if (!rc)
+			break;
 		if (rc < 0) {
-			o->failed = r;
+			o->failed = o->r;
 			*err = rc;
 			break;
 		}
 		k = take(o, &e);
 		if (k > 0 && set == SIZE_MAX)
 			k = dev_of(o, e.dev, &dev) < 0 ? -ENOMEM : k;
+		/* A spooled record's offset would be the spool's: not known. */
+		if (in == SIZE_MAX && o->src != o->r)
+			e.offset = UINT64_MAX;
 		if (k > 0)
 			k = batch_hold(b, &e, dev) < 0 ? -ENOMEM : k;
 		if (k < 0) {
@@ -541,23 +512,49 @@ static int seq_check(struct seqs *t, const struct bt_event *e, int force)
 /*
  * blkparse stalled: the rest prints with the names of every PROCESS note
  * in the trace.  The first name wins, so reading them all now gives those
- * names.  Only a file can be read twice; stdin keeps the names so far.
+ * names.  The input is read once (it may be stdin or a FIFO): the rest of
+ * its records go to a temporary file as they are read, and the stream
+ * goes on from there.  An error that ended the input follows them.
  */
-static int names_of_whole_trace(struct bt_blkorder *o)
+static int spool_rest(struct bt_blkorder *o)
 {
-	const char *name = bt_reader_input_name(o->r, 0);
-	struct bt_reader *again;
+	unsigned char *buf = malloc(BT_HDR_V8 + 8 + 65536);
 	struct bt_event e;
-	int rc = 0;
+	int rc, n, fd;
+	off_t len = 0;
 
-	if (!name || !strcmp(name, "-") || bt_reader_new(&again) < 0)
+	o->spool = tmpfile();
+	if (!buf || !o->spool) {
+		rc = buf ? -errno : -ENOMEM;
+		free(buf);
+		return rc;
+	}
+	while ((rc = bt_reader_next(o->r, &e)) > 0) {
+		/* names its pid if PROCESS */
+		if (bt_event_is_note(&e) && take(o, &e) < 0)
+			break;
+		n = bt_event_encode(&e, buf, BT_HDR_V8 + 8 + 65536,
+				    e.version == BT_VERSION_8 ? BT_ENC_V8 : 0);
+		if (n < 0 || fwrite(buf, 1, (size_t)n, o->spool) != (size_t)n)
+			break;
+		len += n;
+	}
+	free(buf);
+	if (rc > 0)
+		return -ENOMEM;	/* no memory or no room for the spool */
+	o->spool_err = rc;	/* the reader's own error, or 0 */
+	o->src = NULL;
+	if (!len)
 		return 0;
-	if (bt_reader_add(again, name) == 0)
-		while (rc >= 0 && bt_reader_next(again, &e) > 0)
-			if (bt_event_is_note(&e))
-				rc = take(o, &e);	/* names its pid if PROCESS */
-	bt_reader_free(again);
-	return rc < 0 ? rc : 0;
+	fd = fileno(o->spool);
+	if (fflush(o->spool) || lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	rc = bt_reader_new(&o->spool_r);
+	if (!rc)
+		rc = bt_reader_add_fd(o->spool_r, fd, bt_reader_input_name(o->r, 0));
+	if (!rc)
+		o->src = o->spool_r;
+	return rc;
 }
 
 /* ------------------------------------------------------------ handing out */
@@ -588,7 +585,7 @@ static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
 
 		if (o->end)
 			return 0;
-		if (!batch_read(o, b, o->r, SIZE_MAX, &err))
+		if (!batch_read(o, b, SIZE_MAX, SIZE_MAX, &err))
 			o->end = 1;
 		if (err) {
 			o->end = 1;
@@ -624,9 +621,8 @@ static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
 		rc = seq_check(&o->seqs, e, o->stalled);
 		if (!rc) {
 			o->stalled = 1;
-			if (names_of_whole_trace(o) < 0)
-				rc = -ENOMEM;
-			else
+			rc = spool_rest(o);
+			if (!rc)
 				rc = seq_check(&o->seqs, e, 1);
 		}
 		if (rc < 0) {
@@ -663,7 +659,7 @@ static void ms_insert(struct stream **head, struct stream *s)
 static int ms_fill(struct bt_blkorder *o, struct stream *s, int *err)
 {
 	*err = 0;
-	if (!s->done && !batch_read(o, &s->b, s->r, s->dev, err))
+	if (!s->done && !batch_read(o, &s->b, s->in, s->dev, err))
 		s->done = 1;
 	return !s->done;
 }
@@ -691,20 +687,14 @@ static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
 		x = &o->s[o->init++];
 		if (ms_fill(o, x, &err))
 			ms_insert(&o->head, x);
-		/* An idle CPU's empty file ends at once; all empty is an error. */
-		if (err && bt_reader_empty(x->r)) {
-			if (!o->empty)
-				o->empty = x->r;
-			o->failed = NULL;
-			err = 0;
-		}
 		if (o->init == o->ns && o->head)
 			o->genesis = peek(o->head);
 		if (err)
 			return err;
 	}
-	if (priming && !o->head && o->empty) {
-		o->failed = o->empty;
+	/* An idle CPU's empty file ends at once; all empty is an error. */
+	if (priming && !o->head && bt_reader_all_empty(o->r) < 0) {
+		o->failed = o->r;
 		return -ENODATA;
 	}
 	if (!(x = o->head))
@@ -728,7 +718,8 @@ int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 	if (!o)
 		return -ENOMEM;
 	o->flags = flags;
-	o->r = r;
+	o->r = o->src = r;
+	bt_comm_init(&o->comm, SIZE_MAX);	/* as blkparse: every pid */
 	if (n <= 1) {
 		rc = batch_init(&o->b);
 		goto done;
@@ -739,19 +730,12 @@ int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
 		goto done;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		const char *name = bt_reader_input_name(r, i);
 		struct stream *s = &o->s[o->ns++];
 
-		rc = bt_reader_new(&s->r);
-		if (!rc)
-			rc = bt_reader_add(s->r, name);
-		if (rc < 0) {
-			*bad_input = name;
-			break;
-		}
+		s->in = i;
 		rc = batch_init(&s->b);
 		if (!rc)
-			rc = set_dev(o, name, &s->dev);
+			rc = set_dev(o, bt_reader_input_name(r, i), &s->dev);
 	}
 done:
 	if (rc < 0) {
@@ -777,20 +761,7 @@ const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o)
 void bt_blkorder_get_stats(const struct bt_blkorder *o,
 			   struct bt_reader_stats *st)
 {
-	struct bt_reader_stats one;
-
-	if (!o->s) {
-		bt_reader_get_stats(o->r, st);
-		return;
-	}
-	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < o->ns; i++) {
-		bt_reader_get_stats(o->s[i].r, &one);
-		st->events += one.events;
-		st->duplicates += one.duplicates;
-		st->backwards += one.backwards;
-		st->bytes += one.bytes;
-	}
+	bt_reader_get_stats(o->r, st);
 }
 
 void bt_blkorder_free(struct bt_blkorder *o)
@@ -798,15 +769,16 @@ void bt_blkorder_free(struct bt_blkorder *o)
 	if (!o)
 		return;
 	batch_free(&o->b);
-	for (size_t i = 0; i < o->ns; i++) {
-		bt_reader_free(o->s[i].r);
+	for (size_t i = 0; i < o->ns; i++)
 		batch_free(&o->s[i].b);
-	}
+	bt_reader_free(o->spool_r);
+	if (o->spool)
+		fclose(o->spool);
 	free(o->s);
 	for (size_t i = 0; i < o->seqs.cap; i++)
 		free(o->seqs.slot[i].skips);
 	free(o->seqs.slot);
-	free(o->comm);
+	bt_comm_free(&o->comm);
 	free(o->devs);
 	free(o->dslot);
 	free(o);

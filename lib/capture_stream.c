@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "internal.h"
 
 /* -------------------------------------------------------------- output */
 
@@ -97,30 +98,6 @@ int bt_cap_out_close(struct out *o)
 }
 
 /* -------------------------------------------------------------- records */
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint16_t rd16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
 
 static int dev_index(const struct bt_capture *c, uint32_t dev)
 {
@@ -334,9 +311,11 @@ static int write_note(struct bt_capture *c, struct out *o, uint32_t action,
 /* Write one record, preceded by its pid's PROCESS note when it is new. */
 static int emit(struct bt_capture *c, const unsigned char *rec, size_t len)
 {
-	uint32_t action = rd32(rec + 28), pid = rd32(rec + 32);
-	uint32_t dev = rd32(rec + 36), cpu = rd32(rec + 40);
-	uint64_t time = rd64(rec + 8);
+	uint32_t action = bt_ld32(rec + BT_V7_ACTION, 0);
+	uint32_t pid = bt_ld32(rec + BT_V7_PID, 0);
+	uint32_t dev = bt_ld32(rec + BT_V7_DEVICE, 0);
+	uint32_t cpu = bt_ld32(rec + BT_V7_CPU, 0);
+	uint64_t time = bt_ld64(rec + BT_OFF_TIME, 0);
 	struct out *o = out_for(c, dev, cpu);
 	int r;
 
@@ -383,7 +362,7 @@ int bt_cap_emit_upto(struct bt_capture *c, uint64_t limit, bool all)
 
 		if (!all && c->slot_time[s] > limit)
 			break;
-		r = emit(c, rec, BT_HDR_V7 + rd16(rec + 46));
+		r = emit(c, rec, BT_HDR_V7 + bt_ld16(rec + BT_V7_PDU_LEN, 0));
 		c->head = (c->head + 1) % NSLOTS;
 		c->count--;
 		c->freelist[c->nfree++] = s;
@@ -397,7 +376,7 @@ int bt_cap_emit_upto(struct bt_capture *c, uint64_t limit, bool all)
 static int window_add(struct bt_capture *c, const unsigned char *rec,
 		      size_t len)
 {
-	uint64_t t = rd64(rec + 8);
+	uint64_t t = bt_ld64(rec + BT_OFF_TIME, 0);
 	uint32_t s, i, prev;
 	int r;
 
@@ -414,7 +393,7 @@ static int window_add(struct bt_capture *c, const unsigned char *rec,
 			uint32_t o = c->order[c->head];
 			unsigned char *orec = c->slots + (size_t)o * SLOT;
 
-			r = emit(c, orec, BT_HDR_V7 + rd16(orec + 46));
+			r = emit(c, orec, BT_HDR_V7 + bt_ld16(orec + BT_V7_PDU_LEN, 0));
 			c->head = (c->head + 1) % NSLOTS;
 			c->count--;
 			c->freelist[c->nfree++] = o;
@@ -456,7 +435,7 @@ static int parse_src(struct bt_capture *c, struct src *s)
 	while (s->len - off >= 4) {
 		unsigned char *p = s->buf + off;
 		size_t avail = s->len - off, len;
-		uint32_t magic = rd32(p);
+		uint32_t magic = bt_ld32(p, 0);
 
 		if ((magic & BT_MAGIC_MASK) != BT_MAGIC) {
 			unsigned char *nl;
@@ -483,7 +462,7 @@ static int parse_src(struct bt_capture *c, struct src *s)
 			c->st.bad++;
 			off++;
 			while (s->len - off >= 4 &&
-			       (rd32(s->buf + off) & BT_MAGIC_MASK) != BT_MAGIC &&
+			       (bt_ld32(s->buf + off, 0) & BT_MAGIC_MASK) != BT_MAGIC &&
 			       memcmp(s->buf + off, "CPU:", 4) != 0)
 				off++;
 			continue;
@@ -495,13 +474,13 @@ static int parse_src(struct bt_capture *c, struct src *s)
 			off++;
 			continue;
 		}
-		len = BT_HDR_V7 + rd16(p + 46);
+		len = BT_HDR_V7 + bt_ld16(p + BT_V7_PDU_LEN, 0);
 		if (avail < len)
 			break;
 		if (c->via == BT_VIA_TRACEFS &&
-		    !((rd32(p + 28) >> 16) & BT_TC_NOTIFY)) {
-			int d = dev_index_add(c, rd32(p + 36));
-			uint32_t cpu = rd32(p + 40);
+		    !((bt_ld32(p + BT_V7_ACTION, 0) >> 16) & BT_TC_NOTIFY)) {
+			int d = dev_index_add(c, bt_ld32(p + BT_V7_DEVICE, 0));
+			uint32_t cpu = bt_ld32(p + BT_V7_CPU, 0);
 
 			/*
 			 * Number events per device and CPU from 1 as relay
@@ -516,20 +495,20 @@ static int parse_src(struct bt_capture *c, struct src *s)
 				memcpy(p + 4, &v, 4);
 			}
 		}
-		if ((rd32(p + 28) & BT_A_CGROUP) && !c->o.cgroup &&
-		    rd16(p + 46) >= 8 && len <= SLOT) {
+		if ((bt_ld32(p + BT_V7_ACTION, 0) & BT_A_CGROUP) && !c->o.cgroup &&
+		    bt_ld16(p + BT_V7_PDU_LEN, 0) >= 8 && len <= SLOT) {
 			/*
 			 * 6.18 flags scheduler messages with a cgroup id even
 			 * with the blk_cgroup option off, and blkparse 1.2
 			 * drops such messages: unless asked, drop the id.
 			 */
 			unsigned char tmp[SLOT];
-			uint32_t act = rd32(p + 28) & ~BT_A_CGROUP;
-			uint16_t pl = (uint16_t)(rd16(p + 46) - 8);
+			uint32_t act = bt_ld32(p + BT_V7_ACTION, 0) & ~BT_A_CGROUP;
+			uint16_t pl = (uint16_t)(bt_ld16(p + BT_V7_PDU_LEN, 0) - 8);
 
 			memcpy(tmp, p, BT_HDR_V7);
-			memcpy(tmp + 28, &act, 4);
-			memcpy(tmp + 46, &pl, 2);
+			memcpy(tmp + BT_V7_ACTION, &act, 4);
+			memcpy(tmp + BT_V7_PDU_LEN, &pl, 2);
 			memcpy(tmp + BT_HDR_V7, p + BT_HDR_V7 + 8, pl);
 			r = window_add(c, tmp, BT_HDR_V7 + pl);
 		} else {

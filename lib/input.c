@@ -66,8 +66,47 @@ static struct input *input_new(struct bt_reader *r, const char *name)
 	}
 	in->fd = -1;
 	in->index = (uint16_t)r->nin;
+	in->set = r->nsets++;
 	r->in[r->nin++] = in;
 	return in;
+}
+
+/*
+ * The length of the NAME part of a per-CPU file's path DIR/NAME.blktrace.N
+ * (or .N.gz), 0 when path is not named so.
+ */
+static size_t cpu_file_stem(const char *path)
+{
+	const char *p = strstr(path, ".blktrace."), *q;
+
+	if (!p || strchr(p + 1, '/'))
+		return 0;
+	for (q = p + 10; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p + 10 || (*q && strcmp(q, ".gz")))
+		return 0;
+	return (size_t)(p - path);
+}
+
+/*
+ * The per-CPU files of one set are one recording, also when they are
+ * named one by one (DIR/NAME.blktrace.*): the last input added joins the
+ * set of the one before it when both are files of the same NAME.
+ */
+static void join_cpu_set(struct bt_reader *r)
+{
+	struct input *a, *b;
+	size_t n;
+
+	if (r->nin < 2)
+		return;
+	a = r->in[r->nin - 2];
+	b = r->in[r->nin - 1];
+	n = cpu_file_stem(b->name);
+	if (n && n == cpu_file_stem(a->name) && !strncmp(a->name, b->name, n)) {
+		b->set = a->set;
+		r->nsets--;
+	}
 }
 
 static int add_check(const struct bt_reader *r)
@@ -132,11 +171,13 @@ static int add_file(struct bt_reader *r, const char *path)
 	}
 	r->in[r->nin - 1]->close_fd = 1;
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	join_cpu_set(r);
 	return 0;
 }
 
 struct cpu_file {
 	unsigned long cpu;
+	int gz;
 	char *path;
 };
 
@@ -144,12 +185,16 @@ static int cpu_file_cmp(const void *a, const void *b)
 {
 	const struct cpu_file *x = a, *y = b;
 
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (x->cpu != y->cpu)
+		return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	return x->gz - y->gz;
 }
 
 /*
- * NAME means every NAME.blktrace.N in NAME's directory.  Numbers may be
- * missing (offline CPUs), so scan rather than count up from 0.
+ * NAME means every NAME.blktrace.N in NAME's directory, or its gzip
+ * NAME.blktrace.N.gz (as btcapture -z writes them; the plain file wins
+ * when both are there).  Numbers may be missing (offline CPUs), so scan
+ * rather than count up from 0.
  */
 static int add_cpu_set(struct bt_reader *r, const char *path)
 {
@@ -183,10 +228,10 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 		if (strncmp(s, base, blen) || strncmp(s + blen, ".blktrace.", 10))
 			continue;
 		num = s + blen + 10;
-		if (*num < '0' || *num > '9' || strlen(num) > 9)
+		if (*num < '0' || *num > '9' || strspn(num, "0123456789") > 9)
 			continue;
 		cpu = strtoul(num, &endp, 10);
-		if (*endp)
+		if (*endp && strcmp(endp, ".gz"))
 			continue;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -203,6 +248,7 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 			rc = -ENOMEM;
 			break;
 		}
+		f[n].gz = *endp != '\0';
 		f[n++].cpu = cpu;
 	}
 	closedir(d);
@@ -216,6 +262,8 @@ static int add_cpu_set(struct bt_reader *r, const char *path)
 
 			if (stat(f[i].path, &sb) == 0 && S_ISDIR(sb.st_mode))
 				continue;
+			if (i && f[i].cpu == f[i - 1].cpu)
+				continue;	/* N.gz beside N */
 			rc = add_file(r, f[i].path);
 		}
 	}
@@ -365,13 +413,23 @@ static size_t gz_read(struct input *in, unsigned char *dst, size_t len)
 	return len - z->avail_out;
 }
 
+/* An error the caller reports: -errno, with the offset and message set. */
+static int input_fail(struct input *in, uint64_t off, int err,
+		      const char *what, const char *why)
+{
+	in->eoff = off;
+	snprintf(in->imsg, sizeof(in->imsg), "%s%s%s", what, why ? ": " : "",
+		 why ? why : "");
+	return err;
+}
+
 /* Decide gzip or plain at the first bytes of the input. */
-static int input_start(struct bt_reader *r, struct input *in)
+static int input_start(struct input *in, size_t nin)
 {
 	int gz = 0;
 
 	in->started = 1;
-	in->cap = r->nin ? BUF_TOTAL / r->nin : BUF_MAX;
+	in->cap = nin ? BUF_TOTAL / nin : BUF_MAX;
 	if (in->cap > BUF_MAX)
 		in->cap = BUF_MAX;
 	if (in->cap < BUF_MIN)
@@ -390,15 +448,15 @@ static int input_start(struct bt_reader *r, struct input *in)
 
 		in->buf = malloc(in->cap);
 		if (!in->buf)
-			return bt_reader_fail(r, in, 0, -ENOMEM, "out of memory");
+			return input_fail(in, 0, -ENOMEM, "out of memory", NULL);
 		in->data = in->buf;
 		/* Pipes may deliver one byte at a time. */
 		while (in->end < 2) {
 			n = read_once(in->fd, in->buf + in->end,
 				      in->cap - in->end);
 			if (n < 0)
-				return bt_reader_fail(r, in, 0, (int)n, "read: %s",
-					    strerror((int)-n));
+				return input_fail(in, 0, (int)n, "read",
+						  strerror((int)-n));
 			if (!n) {
 				in->eof = 1;
 				break;
@@ -417,11 +475,11 @@ static int input_start(struct bt_reader *r, struct input *in)
 	if (!in->buf)
 		in->buf = malloc(in->cap);
 	if (!in->z || !in->buf)
-		return bt_reader_fail(r, in, 0, -ENOMEM, "out of memory");
+		return input_fail(in, 0, -ENOMEM, "out of memory", NULL);
 	if (inflateInit2(in->z, 16 + MAX_WBITS) != Z_OK) {
 		free(in->z);
 		in->z = NULL;
-		return bt_reader_fail(r, in, 0, -ENOMEM, "cannot start zlib");
+		return input_fail(in, 0, -ENOMEM, "cannot start zlib", NULL);
 	}
 	if (in->fd >= 0) {
 		in->z->next_in = in->zbuf;
@@ -441,11 +499,10 @@ static int input_start(struct bt_reader *r, struct input *in)
  * (format detection, which would like more but needs no more) the bytes
  * available are returned and the error waits for a real need.
  */
-ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
-			   int soft)
+ssize_t bt_input_fill_slow(struct input *in, size_t need, int soft, size_t nin)
 {
 	if (!in->started) {
-		int rc = input_start(r, in);
+		int rc = input_start(in, nin);
 
 		if (rc)
 			return rc;
@@ -476,8 +533,9 @@ ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
 		}
 		in->end += (size_t)n;
 	}
-	if (in->end - in->pos < need && in->ierr && !soft)
-		return bt_reader_fail(r, in, in->base + in->pos, in->ierr, "%s",
-			    in->imsg);
+	if (in->end - in->pos < need && in->ierr && !soft) {
+		in->eoff = in->base + in->pos;
+		return in->ierr;	/* in->imsg says what */
+	}
 	return (ssize_t)(in->end - in->pos);
 }

@@ -12,6 +12,30 @@
 #include <string.h>
 #include "btkit.h"
 
+/*
+ * The record header, field by field: byte offsets (btkit-format(5)
+ * "Records").  Both layouts share the first 28 bytes; version 7 (48
+ * bytes) then has a u32 action, version 8 (64 bytes) the pid first and a
+ * u64 action.
+ */
+#define BT_OFF_MAGIC		0	/* u32 */
+#define BT_OFF_SEQUENCE		4	/* u32 */
+#define BT_OFF_TIME		8	/* u64 */
+#define BT_OFF_SECTOR		16	/* u64 */
+#define BT_OFF_BYTES		24	/* u32 */
+#define BT_V7_ACTION		28	/* u32 */
+#define BT_V7_PID		32	/* u32 */
+#define BT_V7_DEVICE		36	/* u32 */
+#define BT_V7_CPU		40	/* u32 */
+#define BT_V7_ERROR		44	/* u16 */
+#define BT_V7_PDU_LEN		46	/* u16 */
+#define BT_V8_PID		28	/* u32 */
+#define BT_V8_ACTION		32	/* u64 */
+#define BT_V8_DEVICE		40	/* u32 */
+#define BT_V8_CPU		44	/* u32 */
+#define BT_V8_ERROR		48	/* u16 */
+#define BT_V8_PDU_LEN		50	/* u16 */
+
 static inline uint16_t bt_ld16(const unsigned char *p, int swap)
 {
 	uint16_t v;
@@ -42,6 +66,46 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
  * it to let an idle CPU's empty file pass unless all of them are empty.
  */
 int bt_reader_empty(const struct bt_reader *r);
+
+/*
+ * lib/reader.c: read r input by input instead of merged (blkparse's file
+ * mode reads ahead in each).  The next record of input i, without the
+ * copies of records of the same input read before: 1, 0 at its end
+ * (also when it holds no byte), < 0 an error that stays for that input
+ * (bt_reader_error() tells it right after).  Not to be mixed with
+ * bt_reader_next().
+ */
+int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev);
+/*
+ * After every input ended: -ENODATA "empty trace" (at offset 0 of the
+ * first input, as bt_reader_next() says it) when none held a byte, else 0.
+ */
+int bt_reader_all_empty(struct bt_reader *r);
+
+/*
+ * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to
+ * BT_COMM_MAX bytes.  At most max_pids pids are kept: bt_comm_set() then
+ * says -ENOSPC and the pid stays unnamed.  keep_first: a pid's first name
+ * wins (blkparse), else its latest.  0, -ENOSPC or -ENOMEM.
+ */
+#define BT_COMM_MAX	16
+
+struct bt_comm_slot {
+	uint32_t pid;
+	uint8_t used;
+	char comm[BT_COMM_MAX + 1];
+};
+
+struct bt_comm {
+	struct bt_comm_slot *slot;
+	size_t slots, used, max_pids;
+};
+
+void bt_comm_init(struct bt_comm *m, size_t max_pids);
+int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
+		int keep_first);
+const char *bt_comm_get(const struct bt_comm *m, uint32_t pid);
+void bt_comm_free(struct bt_comm *m);
 
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)

@@ -10,6 +10,7 @@
  * trace given twice) are dropped, and PROCESS notes fill a pid -> comm table.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,12 @@
 
 /* ------------------------------------------------------------- errors */
 
-int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
-		   int err, const char *fmt, ...)
+static int bt_reader_fail(struct bt_reader *r, struct input *in,
+			  uint64_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int bt_reader_fail(struct bt_reader *r, struct input *in,
+			  uint64_t off, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,6 +38,25 @@ int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
 	return err;
 }
 
+/* The input's error (input.c says where and what) becomes the reader's. */
+static ssize_t fill_slow(struct bt_reader *r, struct input *in, size_t need,
+			 int soft)
+{
+	ssize_t n = bt_input_fill_slow(in, need, soft, r->nin);
+
+	if (n < 0)
+		return bt_reader_fail(r, in, in->eoff, (int)n, "%s", in->imsg);
+	return n;
+}
+
+/* The common case inline: the bytes are there already. */
+static inline ssize_t fill(struct bt_reader *r, struct input *in, size_t need)
+{
+	if (in->end - in->pos >= need && in->started)
+		return (ssize_t)(in->end - in->pos);
+	return fill_slow(r, in, need, 0);
+}
+
 /* ------------------------------------------------------------- reader */
 
 int bt_reader_new(struct bt_reader **out)
@@ -41,6 +65,7 @@ int bt_reader_new(struct bt_reader **out)
 
 	if (!r)
 		return -ENOMEM;
+	bt_comm_init(&r->comm, COMM_MAX_PIDS);
 	*out = r;
 	return 0;
 }
@@ -83,17 +108,17 @@ static int chain(const struct input *in, const unsigned char *p, size_t avail,
 		if (!magic_ok(m) || (m & 0xff) != BT_VERSION_7)
 			break;
 		if (wide) {
-			uint64_t a = bt_ld64(h + 32, in->swap);
+			uint64_t a = bt_ld64(h + BT_V8_ACTION, in->swap);
 
 			act = (uint32_t)(a & 0xffff);
 			cat = (uint32_t)(a >> 16);
-			plen = bt_ld16(h + 50, in->swap);
+			plen = bt_ld16(h + BT_V8_PDU_LEN, in->swap);
 		} else {
-			uint32_t a = bt_ld32(h + 28, in->swap);
+			uint32_t a = bt_ld32(h + BT_V7_ACTION, in->swap);
 
 			act = a & 0xffff;
 			cat = a >> 16;
-			plen = bt_ld16(h + 46, in->swap);
+			plen = bt_ld16(h + BT_V7_PDU_LEN, in->swap);
 		}
 		if (!plausible(act, cat))
 			break;
@@ -106,6 +131,61 @@ static int chain(const struct input *in, const unsigned char *p, size_t avail,
 	return n;
 }
 
+/* blkparse's default line: "%3d,%-3d %2d %8d %5d.%09lu %5u ..." */
+static int blkparse_line(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	int field;
+
+	for (field = 0; field < 5; field++) {
+		size_t d;
+
+		while (i < n && p[i] == ' ')
+			i++;
+		for (d = i; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d || i >= n)
+			return 0;
+		if (field == 0 && p[i++] != ',')
+			return 0;
+		if (field == 4)
+			return p[i] == '.';
+		if (field > 0 && p[i] != ' ')
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * What the first bytes of an input are when they are no trace: blkparse's
+ * text output, or a compressor's magic (only gzip is read in place).
+ */
+static const char *not_a_trace(const unsigned char *p, size_t n)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} z[] = {
+		{ "\xfd" "7zXZ\0", 6, "xz-compressed data: decompress it "
+		  "first (xz -d); only gzip is read as it is" },
+		{ "\x28\xb5\x2f\xfd", 4, "zstd-compressed data: decompress "
+		  "it first (zstd -d); only gzip is read as it is" },
+		{ "\x04\x22\x4d\x18", 4, "lz4-compressed data: decompress it "
+		  "first (lz4 -d); only gzip is read as it is" },
+		{ "BZh", 3, "bzip2-compressed data: decompress it first "
+		  "(bzip2 -d); only gzip is read as it is" },
+	};
+
+	for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+		if (n >= z[i].len && !memcmp(p, z[i].magic, z[i].len))
+			return z[i].what;
+	if (blkparse_line(p, n < 256 ? n : 256))
+		return "this is blkparse text output; btkit reads the binary "
+		       "trace, e.g. the per-CPU files blktrace wrote";
+	return NULL;
+}
+
 /* Byte order, prefix and header size from the first record. */
 static int detect(struct bt_reader *r, struct input *in)
 {
@@ -114,7 +194,7 @@ static int detect(struct bt_reader *r, struct input *in)
 	size_t need, n46, n50, a;
 	uint32_t m;
 
-	avail = bt_input_fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
+	avail = fill_slow(r, in, CTX_LEN + BT_HDR_V8 + 4, 1);
 	if (avail < 0)
 		return (int)avail;
 	if (!avail) {
@@ -140,8 +220,11 @@ static int detect(struct bt_reader *r, struct input *in)
 		in->ctx = CTX_LEN;
 		in->swap = 1;
 	} else {
+		const char *what = not_a_trace(p, a);
+
 		return bt_reader_fail(r, in, in->base + in->pos, -EBADMSG,
-			    "bad magic 0x%08x", m);
+			    "bad magic 0x%08x%s%s", m, what ? ": " : "",
+			    what ? what : "");
 	}
 	in->detected = 1;
 	m = bt_ld32(p + in->ctx, in->swap);
@@ -155,10 +238,10 @@ static int detect(struct bt_reader *r, struct input *in)
 	 * from record to record; the longer run of sane records wins, ties
 	 * go to the classic layout.
 	 */
-	n46 = bt_ld16(p + in->ctx + 46, in->swap);
-	n50 = bt_ld16(p + in->ctx + 50, in->swap);
+	n46 = bt_ld16(p + in->ctx + BT_V7_PDU_LEN, in->swap);
+	n50 = bt_ld16(p + in->ctx + BT_V8_PDU_LEN, in->swap);
 	need = 2 * in->ctx + BT_HDR_V8 + (n46 > n50 ? n46 : n50) + 4;
-	avail = bt_input_fill_slow(r, in, need, 1);
+	avail = fill_slow(r, in, need, 1);
 	if (avail < 0)
 		return (int)avail;
 	p = in->data + in->pos;
@@ -168,9 +251,6 @@ static int detect(struct bt_reader *r, struct input *in)
 	return 0;
 }
 
-static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
-		     size_t len);
-
 /*
  * Decode the header at p (past any prefix).  swap and wide are constants
  * at each call site so the compiler makes one straight path per layout.
@@ -178,30 +258,30 @@ static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
 static inline __attribute__((always_inline)) void
 decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
 {
-	e->sequence = bt_ld32(p + 4, swap);
-	e->time = bt_ld64(p + 8, swap);
-	e->sector = bt_ld64(p + 16, swap);
-	e->bytes = bt_ld32(p + 24, swap);
+	e->sequence = bt_ld32(p + BT_OFF_SEQUENCE, swap);
+	e->time = bt_ld64(p + BT_OFF_TIME, swap);
+	e->sector = bt_ld64(p + BT_OFF_SECTOR, swap);
+	e->bytes = bt_ld32(p + BT_OFF_BYTES, swap);
 	if (wide) {
-		uint64_t act = bt_ld64(p + 32, swap);
+		uint64_t act = bt_ld64(p + BT_V8_ACTION, swap);
 
-		e->pid = bt_ld32(p + 28, swap);
+		e->pid = bt_ld32(p + BT_V8_PID, swap);
 		e->action = (uint32_t)(act & 0xffff);
 		e->category = (uint32_t)(act >> 16);
-		e->dev = bt_ld32(p + 40, swap);
-		e->cpu = bt_ld32(p + 44, swap);
-		e->error = bt_ld16(p + 48, swap);
-		e->pdu_len = bt_ld16(p + 50, swap);
+		e->dev = bt_ld32(p + BT_V8_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V8_CPU, swap);
+		e->error = bt_ld16(p + BT_V8_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V8_PDU_LEN, swap);
 	} else {
-		uint32_t act = bt_ld32(p + 28, swap);
+		uint32_t act = bt_ld32(p + BT_V7_ACTION, swap);
 
 		e->action = act & 0xffff;
 		e->category = act >> 16;
-		e->pid = bt_ld32(p + 32, swap);
-		e->dev = bt_ld32(p + 36, swap);
-		e->cpu = bt_ld32(p + 40, swap);
-		e->error = bt_ld16(p + 44, swap);
-		e->pdu_len = bt_ld16(p + 46, swap);
+		e->pid = bt_ld32(p + BT_V7_PID, swap);
+		e->dev = bt_ld32(p + BT_V7_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V7_CPU, swap);
+		e->error = bt_ld16(p + BT_V7_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V7_PDU_LEN, swap);
 	}
 }
 
@@ -230,7 +310,7 @@ static int advance(struct bt_reader *r, struct input *in)
 			return 0;
 		}
 	}
-	avail = bt_input_fill(r, in, in->ctx + BT_HDR_V7);
+	avail = fill(r, in, in->ctx + BT_HDR_V7);
 	if (avail < 0)
 		return (int)avail;
 	start = in->pos;
@@ -257,7 +337,7 @@ static int advance(struct bt_reader *r, struct input *in)
 			    "unsupported version %u", ver);
 	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
 	if ((size_t)avail < hdr) {
-		avail = bt_input_fill(r, in, hdr);
+		avail = fill(r, in, hdr);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;
@@ -279,7 +359,7 @@ static int advance(struct bt_reader *r, struct input *in)
 	}
 	total = hdr + e->pdu_len;
 	if ((size_t)avail < total) {
-		avail = bt_input_fill(r, in, total);
+		avail = fill(r, in, total);
 		if (avail < 0)
 			return (int)avail;
 		start = in->pos;	/* the fill may have slid the buffer */
@@ -293,6 +373,7 @@ static int advance(struct bt_reader *r, struct input *in)
 		}
 		p = in->data + start + in->ctx;
 	}
+	e->time += in->shift;
 	e->version = (uint8_t)ver;
 	e->offset = in->base + start;
 	e->input = in->index;
@@ -312,7 +393,9 @@ static int advance(struct bt_reader *r, struct input *in)
 	r->st.bytes += total;
 	if (e->category & BT_TC_NOTIFY) {
 		if (e->action == BT_N_PROCESS && e->pdu_len)
-			comm_set(r, e->pid, e->pdu, e->pdu_len);
+			/* Full (COMM_MAX_PIDS): later pids go unnamed. */
+			(void)bt_comm_set(&r->comm, e->pid,
+					  (const char *)e->pdu, e->pdu_len, 0);
 		else if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
 			 in->swap) {
 			uint32_t sec = bt_ld32(e->pdu, 1);
@@ -336,178 +419,283 @@ truncated:
 
 /* --------------------------------------------------------- pid -> comm */
 
-static inline size_t pid_hash(uint32_t pid, size_t slots)
-{
-	return (size_t)((pid * 0x9e3779b1u) & (slots - 1));
-}
-
-static struct comm_slot *comm_find(const struct bt_reader *r, uint32_t pid)
-{
-	size_t i;
-
-	if (!r->comm)
-		return NULL;
-	for (i = pid_hash(pid, r->comm_slots);; i = (i + 1) & (r->comm_slots - 1)) {
-		struct comm_slot *s = &r->comm[i];
-
-		if (!s->used || s->pid == pid)
-			return s;
-	}
-}
-
-static int comm_grow(struct bt_reader *r)
-{
-	size_t slots = r->comm_slots ? r->comm_slots * 2 : 256, i;
-	struct comm_slot *old = r->comm, *s;
-	size_t oslots = r->comm_slots;
-
-	if (slots > COMM_MAX_SLOTS)
-		return -ENOSPC;
-	r->comm = calloc(slots, sizeof(*r->comm));
-	if (!r->comm) {
-		r->comm = old;
-		return -ENOMEM;
-	}
-	r->comm_slots = slots;
-	for (i = 0; i < oslots; i++) {
-		if (!old[i].used)
-			continue;
-		s = comm_find(r, old[i].pid);
-		*s = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/*
- * At most COMM_MAX_SLOTS / 2 distinct pids are remembered; later new pids
- * go unnamed rather than growing memory with the trace.
- */
-static void comm_set(struct bt_reader *r, uint32_t pid, const unsigned char *s,
-		     size_t len)
-{
-	struct comm_slot *c;
-	size_t n;
-
-	if ((r->comm_used + 1) * 2 > r->comm_slots) {
-		c = comm_find(r, pid);
-		if (!c || !c->used) {
-			if (comm_grow(r))
-				return;
-		}
-	}
-	c = comm_find(r, pid);
-	if (!c->used) {
-		c->used = 1;
-		c->pid = pid;
-		r->comm_used++;
-	}
-	n = len < 16 ? len : 16;
-	n = strnlen((const char *)s, n);
-	memcpy(c->comm, s, n);
-	c->comm[n] = '\0';
-}
-
 const char *bt_reader_comm(const struct bt_reader *r, uint32_t pid)
 {
-	const struct comm_slot *c = comm_find(r, pid);
-
-	return c && c->used ? c->comm : NULL;
+	return bt_comm_get(&r->comm, pid);
 }
 
 /* --------------------------------------------------------- duplicates */
 
-static struct seq_slot *seq_find(struct bt_reader *r, uint32_t dev,
-				  uint32_t cpu, int insert)
+/*
+ * A duplicate is a record equal in every field (payload included) to one
+ * already read.  Comparing fingerprints keeps memory bounded: the last
+ * and first sequenced events of each device and CPU, and a window of
+ * recent notes and sequence-less records.
+ */
+static inline uint64_t fp_mix(uint64_t h, uint64_t v, uint64_t k)
+{
+	h = (h ^ v) * k;
+	return h << 31 | h >> 33;
+}
+
+/* Two lanes, so the multiplications of a long payload overlap. */
+static uint64_t fingerprint(const struct bt_event *e)
+{
+	const uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xc2b2ae3d27d4eb4full;
+	uint64_t a = e->time, b = e->sector, v, w;
+	size_t i;
+
+	a = fp_mix(a, (uint64_t)e->sequence << 32 | e->bytes, k1);
+	b = fp_mix(b, (uint64_t)e->action << 32 | e->category, k2);
+	a = fp_mix(a, (uint64_t)e->pid << 32 | e->dev, k2);
+	b = fp_mix(b, (uint64_t)e->cpu << 32 | (uint64_t)e->error << 16 |
+		   e->pdu_len, k1);
+	a = fp_mix(a, e->cgroup ^ (uint64_t)e->has_cgroup << 63, k1);
+	for (i = 0; i + 16 <= e->pdu_len; i += 16) {
+		memcpy(&v, e->pdu + i, 8);
+		memcpy(&w, e->pdu + i + 8, 8);
+		a = fp_mix(a, v, k1);
+		b = fp_mix(b, w, k2);
+	}
+	if (i < e->pdu_len) {
+		unsigned char tail[16] = { 0 };
+
+		memcpy(tail, e->pdu + i, e->pdu_len - i);
+		memcpy(&v, tail, 8);
+		memcpy(&w, tail + 8, 8);
+		a = fp_mix(a, v, k2);
+		b = fp_mix(b, w, k1);
+	}
+	a ^= b * k1;
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return a ? a : 1;
+}
+
+static inline struct where where_of(const struct bt_event *e)
+{
+	struct where w = { e->offset, e->input, 1 };
+
+	return w;
+}
+
+static struct seq_slot *seq_find(struct bt_reader *r, uint16_t rec,
+				  uint32_t dev, uint32_t cpu, int insert)
 {
 	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) & (SEQ_SLOTS - 1);
+	size_t i = (size_t)(((key + rec) * 0x9e3779b97f4a7c15ull) >> 54) &
+		   (SEQ_SLOTS - 1);
 
 	if (!key)
 		return NULL;	/* the one key that would read as empty */
 	for (;; i = (i + 1) & (SEQ_SLOTS - 1)) {
 		struct seq_slot *s = &r->seq[i];
 
-		if (s->key == key)
+		if (s->key == key && s->rec == rec)
 			return s;
 		if (!s->key) {
 			if (!insert || r->seq_used * 4 >= SEQ_SLOTS * 3)
 				return NULL;
 			s->key = key;
+			s->rec = rec;
 			r->seq_used++;
 			return s;
 		}
 	}
 }
 
+static void first_dup(struct bt_reader *r, const struct bt_event *e,
+		      const struct where *orig)
+{
+	if (r->dup1.at.valid)
+		return;
+	r->dup1.at = where_of(e);
+	if (orig)
+		r->dup1.orig = *orig;
+}
+
+static inline void rec_id_of(struct rec_id *id, const struct bt_event *e)
+{
+	id->time = e->time;
+	id->sector = e->sector;
+	id->bytes = e->bytes;
+	id->act = e->action | e->category << 16;
+	id->pid = e->pid;
+	id->err_len = (uint32_t)e->error << 16 | e->pdu_len;
+}
+
+static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
+{
+	return id->time == e->time && id->sector == e->sector &&
+	       id->bytes == e->bytes &&
+	       id->act == (e->action | e->category << 16) &&
+	       id->pid == e->pid &&
+	       id->err_len == ((uint32_t)e->error << 16 | e->pdu_len);
+}
+
 /*
- * Sequences count up per device and CPU; a repeated or older one means
- * the same records were given twice.  Keys past the table's capacity are
- * not checked.
+ * A sequenced event: 1 when it is a copy of one already delivered.  Its
+ * payload (a remap's, an unplug's) is not compared: with the same key,
+ * time and every other field a different payload cannot happen.
  */
-static int is_duplicate(struct bt_reader *r, const struct bt_event *e)
+static int event_is_duplicate(struct bt_reader *r, struct input *in,
+			      const struct bt_event *e)
 {
 	struct seq_slot *s = r->seq_hot;
 
 	/* Runs of one device and CPU are the rule: skip the hash then. */
-	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1)) {
-		s = seq_find(r, e->dev, e->cpu, 1);
+	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
+	    s->rec != in->rec) {
+		s = seq_find(r, in->rec, e->dev, e->cpu, 1);
 		if (!s)
 			return 0;
 		r->seq_hot = s;
 	}
-	if (e->sequence <= s->last) {
-		s->dup_run = 1;
+	if (!s->last || e->sequence > s->last) {
+		if (s->last && e->sequence != s->last + 1 && !s->replay &&
+		    !r->gap1.at.valid) {
+			r->gap1.at = where_of(e);
+			r->gap1.seq = e->sequence;
+			r->gap1.prev = s->last;
+			r->gap1.cpu = e->cpu;
+		}
+		if (s->last && e->sequence != s->last + 1)
+			r->st.gaps++, r->st.missing += e->sequence - s->last - 1;
+		if (!s->last) {
+			s->first = e->sequence;
+			rec_id_of(&s->first_id, e);
+			s->first_at = where_of(e);
+		}
+		s->last = e->sequence;
+		rec_id_of(&s->last_id, e);
+		s->last_at.off = e->offset;
+		s->last_at.input = e->input;
+		s->replay = 0;
+		if (e->time > s->max_time)
+			s->max_time = e->time;
+		return 0;
+	}
+	/* The sequence was seen: a copy only when the record is the same. */
+	if (e->sequence == s->last && rec_id_eq(&s->last_id, e)) {
+		s->last_at.valid = 1;
+		first_dup(r, e, &s->last_at);
 		return 1;
 	}
-	s->last = e->sequence;
-	s->dup_run = 0;
-	if (e->time > s->max_time)
-		s->max_time = e->time;
+	/*
+	 * A copy of the whole trace read after it: its first record equals
+	 * the original's first, and the copy then runs in sequence.
+	 */
+	if (s->replay && e->sequence > s->replay_seq) {
+		s->replay_seq = e->sequence;
+		return 1;
+	}
+	if (e->sequence == s->first && rec_id_eq(&s->first_id, e)) {
+		s->replay = 1;
+		s->replay_seq = e->sequence;
+		first_dup(r, e, &s->first_at);
+		return 1;
+	}
+	s->replay = 0;
+	r->repeats++;
+	if (!r->rep1.at.valid) {
+		r->rep1.at = where_of(e);
+		r->rep1.seq = e->sequence;
+		r->rep1.prev = s->last;
+		r->rep1.cpu = e->cpu;
+	}
 	return 0;
 }
 
-/*
- * Notes have no sequence of their own.  One met while its CPU's events
- * are being dropped as repeats, and no newer than what that CPU already
- * delivered (events and notes), belongs to the repeated copy.  (blkparse -d dumps keep raw
- * note times, larger than the relative event times: never dropped.)
- */
-static int note_is_duplicate(struct bt_reader *r, const struct bt_event *e)
+/* The fingerprint's place in the window, or NULL. */
+static const uint64_t *win_find(const struct bt_reader *r, uint64_t fp)
 {
-	struct seq_slot *s = seq_find(r, e->dev, e->cpu, 0);
+	for (unsigned g = 0; g < 2; g++) {
+		const uint64_t *t = r->win + g * WIN_SLOTS;
 
-	if (!s)
-		return 0;
-	if (s->dup_run && e->time <= s->max_time)
-		return 1;
-	if (e->time > s->max_time)
-		s->max_time = e->time;
-	return 0;
+		for (size_t i = fp & (WIN_SLOTS - 1); t[i];
+		     i = (i + 1) & (WIN_SLOTS - 1))
+			if (t[i] == fp)
+				return &t[i];
+	}
+	return NULL;
+}
+
+static void win_insert(struct bt_reader *r, uint64_t fp,
+		       const struct bt_event *e)
+{
+	uint64_t *t;
+	size_t i;
+
+	if (r->win_n == WIN_GEN) {
+		/* The older generation goes; the current one becomes it. */
+		r->win_cur ^= 1;
+		memset(r->win + r->win_cur * WIN_SLOTS, 0,
+		       WIN_SLOTS * sizeof(*r->win));
+		r->win_n = 0;
+	}
+	t = r->win + r->win_cur * WIN_SLOTS;
+	for (i = fp & (WIN_SLOTS - 1); t[i]; i = (i + 1) & (WIN_SLOTS - 1))
+		;
+	t[i] = fp;
+	r->win_at[t + i - r->win] = e->offset << 16 | e->input;
+	r->win_n++;
 }
 
 /*
- * Records without a sequence (tracefs captures) can only be recognised
- * as repeated when they follow each other: everything equal, to the ns.
+ * A note or a sequence-less record (tracefs): 1 when it equals one of
+ * the recent window.  A copy is never newer than what its device and CPU
+ * delivered already (its original came first), so a newer record skips
+ * the search.  A note met while its CPU's events are a copy being
+ * replayed, and no newer than what that CPU delivered, belongs to the
+ * copy too: its original is further back than the window reaches.
+ * (blkparse -d dumps keep raw note times, larger than the relative event
+ * times: those notes are only ever dropped by the window.)
  */
-static int same_as_prev(struct bt_reader *r, const struct bt_event *e)
+static int unsequenced_is_duplicate(struct bt_reader *r, struct input *in,
+				    const struct bt_event *e)
 {
-	struct prev_ev *p = &r->prev;
+	struct seq_slot *s = r->seq_hot;
+	const uint64_t *w;
+	uint64_t fp;
 
-	if (p->valid && p->time == e->time && p->sector == e->sector &&
-	    p->bytes == e->bytes && p->action == e->action &&
-	    p->category == e->category && p->pid == e->pid &&
-	    p->dev == e->dev && p->cpu == e->cpu)
-		return 1;
-	p->valid = 1;
-	p->time = e->time;
-	p->sector = e->sector;
-	p->bytes = e->bytes;
-	p->action = e->action;
-	p->category = e->category;
-	p->pid = e->pid;
-	p->dev = e->dev;
-	p->cpu = e->cpu;
+	if (!r->win) {
+		r->win = calloc(2 * WIN_SLOTS, sizeof(*r->win));
+		r->win_at = malloc(2 * WIN_SLOTS * sizeof(*r->win_at));
+		if (!r->win || !r->win_at) {
+			free(r->win);
+			free(r->win_at);
+			r->win = r->win_at = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
+	    s->rec != in->rec) {
+		s = seq_find(r, in->rec, e->dev, e->cpu, 1);
+		if (s)
+			r->seq_hot = s;
+	}
+	/* Records of separate recordings are never copies of each other. */
+	fp = fingerprint(e) ^ (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
+	fp += !fp;
+	if (!s || e->time <= s->max_time) {
+		if ((w = win_find(r, fp))) {
+			if (!r->dup1.at.valid) {
+				uint64_t at = r->win_at[w - r->win];
+				struct where orig = { at >> 16, (uint16_t)at, 1 };
+
+				first_dup(r, e, &orig);
+			}
+			return 1;
+		}
+		if (s && s->replay && bt_event_is_note(e)) {
+			first_dup(r, e, NULL);
+			return 1;
+		}
+	} else {
+		s->max_time = e->time;
+	}
+	win_insert(r, fp, e);
 	return 0;
 }
 
@@ -540,18 +728,256 @@ static void sift_down(struct bt_reader *r, size_t i)
 	h[i] = x;
 }
 
+/* --------------------------------------------------------- recordings */
+
+/*
+ * What the head of an input says about its recording: the TIMESTAMP note
+ * among its leading notes (wall clock at a trace time) and its first event.
+ */
+struct head {
+	int has_ts, has_ev;
+	uint64_t ts_time;
+	uint32_t ts_sec, ts_nsec;
+	uint64_t ev_fp, ev_time;
+	uint32_t ev_dev, ev_cpu;
+};
+
+/* Decode the whole record at pos of the window, as advance() would. */
+static int peek_record(const struct input *in, size_t pos, struct bt_event *e)
+{
+	const unsigned char *p = in->data + pos + in->ctx;
+	size_t avail = in->end - pos, hdr;
+	uint32_t m;
+	int wide;
+
+	if (avail < in->ctx + BT_HDR_V7)
+		return 0;
+	m = bt_ld32(p, in->swap);
+	if (!magic_ok(m))
+		return 0;
+	wide = (m & 0xff) == BT_VERSION_8 || in->wide7;
+	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
+	if (avail < hdr)
+		return 0;
+	decode(e, p, in->swap, wide);
+	if (avail < hdr + e->pdu_len)
+		return 0;
+	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
+	e->has_cgroup = 0;
+	e->cgroup = 0;
+	if ((e->action & BT_A_CGROUP) && e->pdu_len >= 8) {
+		e->action &= ~BT_A_CGROUP;
+		e->cgroup = bt_ld64(e->pdu, in->swap);
+		e->has_cgroup = 1;
+		e->pdu_len -= 8;
+		e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
+	}
+	return (int)(hdr + e->pdu_len);
+}
+
+/* Look at the records already in the input's window, consuming none. */
+static void scan_head(const struct input *in, struct head *h)
+{
+	struct bt_event t;
+	const struct bt_event *e = &in->ev;
+	size_t pos = in->pos;
+	int swap = 0;		/* in->ev's TIMESTAMP is in host order */
+
+	memset(h, 0, sizeof(*h));
+	for (int n = 0; n < 4096; n++) {
+		if (!bt_event_is_note(e)) {
+			h->has_ev = 1;
+			h->ev_fp = fingerprint(e);
+			h->ev_time = e->time;
+			h->ev_dev = e->dev;
+			h->ev_cpu = e->cpu;
+			return;
+		}
+		if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
+		    !h->has_ts) {
+			h->has_ts = 1;
+			h->ts_time = e->time;
+			h->ts_sec = bt_ld32(e->pdu, swap);
+			h->ts_nsec = bt_ld32(e->pdu + 4, swap);
+		}
+		int len = peek_record(in, pos, &t);
+
+		if (!len)
+			return;
+		pos += (size_t)len;
+		e = &t;
+		swap = in->swap;
+	}
+}
+
+/* 1: separate recordings, 0: the same one (copies), -1: cannot tell. */
+static int separate(const struct head *a, const struct head *b)
+{
+	if (a->has_ts && b->has_ts)
+		return a->ts_time != b->ts_time || a->ts_sec != b->ts_sec ||
+		       a->ts_nsec != b->ts_nsec;
+	if (a->has_ev && b->has_ev) {
+		if (a->ev_fp == b->ev_fp)
+			return 0;
+		/* Per-CPU files of one recording start on different CPUs. */
+		if (a->ev_dev == b->ev_dev && a->ev_cpu == b->ev_cpu)
+			return 1;
+	}
+	return -1;
+}
+
+static void shift_input(struct input *in, uint64_t shift)
+{
+	in->shift = shift;
+	in->ev.time += shift;
+}
+
+/*
+ * Inputs given together are one recording (a per-CPU set, copies), or
+ * several.  Separate recordings are merged by absolute time when each
+ * carries a TIMESTAMP note, else read one after the other.  Inputs with
+ * no record are left out (heads[i].has_ev and has_ts both 0).
+ */
+static int group_recordings(struct bt_reader *r, const struct head *heads,
+			    const int *live)
+{
+	uint16_t *rep = calloc(r->nin, sizeof(*rep));
+	const struct head **ts = calloc(r->nin, sizeof(*ts));
+	uint16_t n = 0, k;
+	int all_ts = 1;
+	int64_t base = INT64_MAX, *abs_ns;
+
+	if (!rep || !ts) {
+		free(rep);
+		free(ts);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nin; i++) {
+		struct input *in = r->in[i];
+
+		size_t j = i;
+
+		if (!live[i])
+			continue;
+		/* A per-CPU set's files are added together: look back. */
+		while (j-- > 0 && r->in[j]->set == in->set && !live[j])
+			;
+		if (j < i && r->in[j]->set == in->set && live[j]) {
+			in->rec = r->in[j]->rec;
+		} else {
+			for (k = 0; k < n; k++)
+				if (separate(&heads[rep[k]], &heads[i]) != 1)
+					break;
+			if (k == n && n < UINT16_MAX) {
+				rep[n++] = (uint16_t)i;
+				if (n <= 3)
+					r->rec_in[n - 1] = (uint16_t)i;
+			}
+			in->rec = k < n ? k : 0;
+		}
+		if (heads[i].has_ts && !ts[in->rec])
+			ts[in->rec] = &heads[i];
+	}
+	r->nrec = n;
+	for (k = 0; k < n; k++)
+		all_ts &= ts[k] != NULL;
+	abs_ns = n > 1 && all_ts ? calloc(n, sizeof(*abs_ns)) : NULL;
+	if (abs_ns) {
+		r->rec_abs = 1;
+		for (k = 0; k < n; k++) {
+			abs_ns[k] = (int64_t)ts[k]->ts_sec * 1000000000 +
+				    ts[k]->ts_nsec - (int64_t)ts[k]->ts_time;
+			if (abs_ns[k] < base)
+				base = abs_ns[k];
+		}
+		for (size_t i = 0; i < r->nin; i++)
+			if (live[i])
+				shift_input(r->in[i],
+					    (uint64_t)(abs_ns[r->in[i]->rec] - base));
+	} else if (n > 1 && all_ts) {
+		free(rep);
+		free(ts);
+		return -ENOMEM;
+	}
+	free(abs_ns);
+	free(rep);
+	free(ts);
+	return 0;
+}
+
+/* One after the other: the next recording's inputs join the merge. */
+static int next_recording(struct bt_reader *r)
+{
+	uint64_t first = UINT64_MAX, shift = 0;
+	size_t i;
+
+	if (r->rec_abs || r->cur_rec + 1 >= r->nrec)
+		return 0;
+	r->cur_rec++;
+	for (i = 0; i < r->nin; i++)
+		if (r->in[i]->pending && r->in[i]->rec == r->cur_rec &&
+		    r->in[i]->ev.time < first)
+			first = r->in[i]->ev.time;
+	if (r->have_time && first != UINT64_MAX && first <= r->max_time)
+		shift = r->max_time + 1 - first;
+	if (shift > r->rec_shift_ns)
+		r->rec_shift_ns = shift;
+	for (i = 0; i < r->nin; i++) {
+		struct input *in = r->in[i];
+
+		if (in->pending && in->rec == r->cur_rec) {
+			in->pending = 0;
+			shift_input(in, shift);
+			r->heap[r->nheap++] = in;
+		}
+	}
+	for (i = r->nheap / 2; i-- > 0;)
+		sift_down(r, i);
+	return 1;
+}
+
+/* -------------------------------------------------------------- start */
+
 static int prime(struct bt_reader *r)
 {
+	struct head *heads = NULL;
+	int *live = NULL;
 	size_t i;
 	int rc;
 
 	r->started = 1;
+	if (r->nin > 1) {
+		heads = calloc(r->nin, sizeof(*heads));
+		live = calloc(r->nin, sizeof(*live));
+		if (!heads || !live) {
+			free(heads);
+			free(live);
+			return bt_reader_fail(r, r->in[0], 0, -ENOMEM,
+					      "out of memory");
+		}
+	}
 	for (i = 0; i < r->nin; i++) {
 		rc = advance(r, r->in[i]);
 		if (rc < 0)
-			return rc;
-		if (rc)
-			r->heap[r->nheap++] = r->in[i];
+			goto out;
+		if (rc && heads) {
+			scan_head(r->in[i], &heads[i]);
+			live[i] = 1;
+		}
+		r->in[i]->pending = rc > 0;
+	}
+	rc = heads ? group_recordings(r, heads, live) : 0;
+	if (rc < 0) {
+		rc = bt_reader_fail(r, r->in[0], 0, rc, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->nin; i++) {
+		struct input *in = r->in[i];
+
+		if (in->pending && (r->rec_abs || in->rec == 0)) {
+			in->pending = 0;
+			r->heap[r->nheap++] = in;
+		}
 	}
 	/*
 	 * A CPU that did nothing leaves an empty NAME.blktrace.N, so one
@@ -559,10 +985,52 @@ static int prime(struct bt_reader *r)
 	 */
 	if (!r->nheap && r->nin) {
 		r->empty = 1;
-		return bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
+		rc = bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
+		goto out;
 	}
 	for (i = r->nheap / 2; i-- > 0;)
 		sift_down(r, i);
+	rc = 0;
+out:
+	free(heads);
+	free(live);
+	return rc;
+}
+
+/*
+ * What every record read goes through: 1 when it is a duplicate (to be
+ * skipped), 0 when it is delivered, -ENOMEM.  *newest: the latest event
+ * time delivered, to count time going backwards.
+ */
+static int take_record(struct bt_reader *r, struct input *in,
+		       uint64_t *newest, int *have)
+{
+	const struct bt_event *e = &in->ev;
+	int rc;
+
+	if (bt_event_is_note(e) || !e->sequence) {
+		rc = unsequenced_is_duplicate(r, in, e);
+		if (rc < 0)
+			return bt_reader_fail(r, in, e->offset, rc,
+					      "out of memory");
+	} else {
+		rc = event_is_duplicate(r, in, e);
+	}
+	if (rc) {
+		r->st.duplicates++;
+		return 1;
+	}
+	if (!bt_event_is_note(e)) {
+		if (*have && e->time < *newest) {
+			if (!r->st.backwards++) {
+				r->back1.at = where_of(e);
+				r->back1.delta = *newest - e->time;
+			}
+		} else {
+			*newest = e->time;
+		}
+		*have = 1;
+	}
 	return 0;
 }
 
@@ -583,27 +1051,14 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		goto advance;
 	}
 	for (;;) {
-		if (!r->nheap)
+		if (!r->nheap && !next_recording(r))
 			return 0;
 		in = r->heap[0];
-		if (in->ev.category & BT_TC_NOTIFY) {
-			if (note_is_duplicate(r, &in->ev)) {
-				r->st.duplicates++;
-				goto advance;
-			}
-		} else {
-			const struct bt_event *e = &in->ev;
-
-			if (e->sequence ? is_duplicate(r, e) : same_as_prev(r, e)) {
-				r->st.duplicates++;
-				goto advance;
-			}
-			if (r->have_time && e->time < r->max_time)
-				r->st.backwards++;
-			else
-				r->max_time = e->time;
-			r->have_time = 1;
-		}
+		rc = take_record(r, in, &r->max_time, &r->have_time);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			goto advance;
 		*ev = in->ev;
 		r->last = in;
 		r->st.events++;
@@ -617,6 +1072,57 @@ advance:
 		if (r->nheap > 1)
 			sift_down(r, 0);
 	}
+}
+
+/* ---------------------------------------------------- input by input */
+
+int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
+{
+	struct input *in;
+	int rc;
+
+	if (i >= r->nin)
+		return -EINVAL;
+	in = r->in[i];
+	if (!r->started) {
+		/*
+		 * As blkparse's file mode, which drops nothing: copies are
+		 * looked for within each input, as if each had a reader.
+		 */
+		for (size_t k = 0; k < r->nin; k++)
+			r->in[k]->rec = (uint16_t)k;
+		r->started = 1;
+	}
+	if (in->dead)
+		return in->dead;
+	for (;;) {
+		rc = advance(r, in);
+		if (rc <= 0) {
+			in->dead = rc;	/* the end, or the error, stays */
+			return rc;
+		}
+		rc = take_record(r, in, &in->newest, &in->have_time);
+		if (rc < 0) {
+			in->dead = rc;
+			return rc;
+		}
+		if (!rc)
+			break;
+	}
+	*ev = in->ev;
+	r->st.events++;
+	return 1;
+}
+
+int bt_reader_all_empty(struct bt_reader *r)
+{
+	for (size_t i = 0; i < r->nin; i++)
+		if (r->in[i]->base + r->in[i]->end)
+			return 0;
+	if (!r->nin)
+		return 0;
+	r->empty = 1;
+	return bt_reader_fail(r, r->in[0], 0, -ENODATA, "empty trace");
 }
 
 /* ------------------------------------------------------------- queries */
@@ -639,6 +1145,95 @@ int bt_reader_empty(const struct bt_reader *r)
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st)
 {
 	*st = r->st;
+	st->repeats = r->repeats;
+	st->recordings = r->nrec > 1 ? r->nrec : 0;
+}
+
+/* --------------------------------------------------------- warnings */
+
+static const char *in_name(const struct bt_reader *r, const struct where *w)
+{
+	return w->input < r->nin ? r->in[w->input]->name : "-";
+}
+
+static void warn_recordings(const struct bt_reader *r, char *buf, size_t len)
+{
+	const char *a = r->in[r->rec_in[0]]->name;
+	const char *b = r->in[r->rec_in[1]]->name;
+	char more[48] = "";
+
+	if (r->nrec > 2)
+		snprintf(more, sizeof(more), " and %u more", r->nrec - 2u);
+	if (r->rec_abs)
+		snprintf(buf, len, "%s and %s%s are separate recordings, not "
+			 "copies: analysed together, merged by the absolute "
+			 "time of their TIMESTAMP notes", a, b, more);
+	else
+		snprintf(buf, len, "%s and %s%s are separate recordings, not "
+			 "copies: analysed together, one after the other%s", a,
+			 b, more, r->rec_shift_ns ? " (later ones moved in time "
+			 "to follow the earlier)" : "");
+}
+
+static void warn_dups(const struct bt_reader *r, char *buf, size_t len)
+{
+	const struct first_seen *f = &r->dup1;
+	char orig[200] = "an earlier record";
+
+	if (f->orig.valid)
+		snprintf(orig, sizeof(orig), "the record at %s: offset %" PRIu64,
+			 in_name(r, &f->orig), f->orig.off);
+	snprintf(buf, len, "%" PRIu64 " duplicated records dropped, the first "
+		 "at %s: offset %" PRIu64 " (a copy of %s); results are those "
+		 "of the trace without the copies", r->st.duplicates,
+		 in_name(r, &f->at), f->at.off, orig);
+}
+
+const char *bt_reader_warning(const struct bt_reader *r, size_t i, char *buf,
+			      size_t len)
+{
+	const struct first_seen *f;
+
+	if (!len)
+		return NULL;
+	if (r->nrec > 1 && !i--) {
+		warn_recordings(r, buf, len);
+		return buf;
+	}
+	if (r->st.duplicates && !i--) {
+		warn_dups(r, buf, len);
+		return buf;
+	}
+	if (r->repeats && r->nrec < 2 && !i--) {
+		f = &r->rep1;
+		snprintf(buf, len, "%" PRIu64 " records repeat a sequence number "
+			 "without being copies, the first at %s: offset %" PRIu64
+			 " (cpu %u sequence %u after %u): kept, as a second "
+			 "recording or a restarted trace", r->repeats,
+			 in_name(r, &f->at), f->at.off, f->cpu, f->seq, f->prev);
+		return buf;
+	}
+	if (r->st.gaps && !i--) {
+		f = &r->gap1;
+		snprintf(buf, len, "%" PRIu64 " records missing in %" PRIu64
+			 " sequence gaps, the first at %s: offset %" PRIu64
+			 " (cpu %u sequence %u after %u): not in the input; "
+			 "requests with missing events are incomplete",
+			 r->st.missing, r->st.gaps, in_name(r, &f->at),
+			 f->at.off, f->cpu, f->seq, f->prev);
+		return buf;
+	}
+	if (r->st.backwards && !i--) {
+		f = &r->back1;
+		snprintf(buf, len, "time went backwards %" PRIu64 " times, the "
+			 "first at %s: offset %" PRIu64 " (%" PRIu64 ".%03u us "
+			 "before a record read earlier); records are used in "
+			 "input order, so intervals across it are off by up to "
+			 "that much", r->st.backwards, in_name(r, &f->at),
+			 f->at.off, f->delta / 1000, (unsigned)(f->delta % 1000));
+		return buf;
+	}
+	return NULL;
 }
 
 void bt_reader_free(struct bt_reader *r)
@@ -651,6 +1246,8 @@ void bt_reader_free(struct bt_reader *r)
 		bt_input_free(r->in[i]);
 	free(r->in);
 	free(r->heap);
-	free(r->comm);
+	bt_comm_free(&r->comm);
+	free(r->win);
+	free(r->win_at);
 	free(r);
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 #include "btkit.h"
+#include "internal.h"
 
 /*
  * Per-input buffer: 256 KiB, down to 128 KiB when there are many inputs
@@ -26,7 +27,7 @@
 /* Detection looks at the first record and the next magic in one window. */
 _Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
-#define COMM_MAX_SLOTS	(1u << 17)	/* pid -> comm entries, power of two */
+#define COMM_MAX_PIDS	65536u		/* named pids kept: memory stays bounded */
 #define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
 
 struct input {
@@ -49,6 +50,7 @@ struct input {
 	unsigned wide7:1;	/* 64-byte header behind a v7 magic */
 	unsigned gz:1;
 	unsigned gz_trunc:1;	/* gzip stream ended early */
+	unsigned pending:1;	/* has a record, waits for its recording's turn */
 	unsigned ctx;		/* prefix bytes before each record: 0 or 16 */
 	/* gzip: compressed bytes in zbuf (fd) or straight from mem. */
 	z_stream *z;
@@ -56,29 +58,67 @@ struct input {
 	size_t mem_fed;		/* bytes of mem handed to zlib */
 	int zeof;		/* no more compressed bytes */
 	int ierr;		/* read or gzip error, after the bytes before it */
-	char imsg[96];
+	char imsg[96];		/* what went wrong (ierr or a returned error) */
+	uint64_t eoff;		/* where: offset of a returned error */
 	uint16_t index;
+	uint32_t set;		/* per-CPU set: inputs sharing it are one recording */
+	uint16_t rec;		/* recording, decided at the start */
+	uint64_t shift;		/* ns added to every time (separate recordings) */
+	int dead;		/* read input by input: its end (0) or error */
+	int have_time;		/* read input by input: newest is set */
+	uint64_t newest;	/* read input by input: latest event time */
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
 };
 
-struct comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[17];
+/*
+ * Where a record was read: the input's index and the byte offset, for
+ * warnings that name the first offending record.
+ */
+struct where {
+	uint64_t off;
+	uint16_t input;
+	uint8_t valid;
 };
 
+/*
+ * A sequenced event's fields but its device, CPU and sequence (the key
+ * that found it): enough to tell a copy from another record.
+ */
+struct rec_id {
+	uint64_t time, sector;
+	uint32_t bytes, act, pid, err_len;
+};
+
+/* What the reader knows of the last and first sequenced events of a key. */
 struct seq_slot {
 	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
+	uint16_t rec;		/* recording the key belongs to */
+	uint8_t replay;		/* a copy of the key's records is being read */
+	uint32_t last;		/* highest sequence delivered */
+	uint32_t first;		/* first sequence delivered */
+	uint32_t replay_seq;	/* last sequence of the copy */
 	uint64_t max_time;	/* newest record delivered: ns */
-	uint32_t last;		/* last sequence delivered */
-	uint32_t dup_run;	/* the last event was a repeat */
+	struct rec_id last_id, first_id;	/* those records */
+	struct where last_at, first_at;
 };
 
-struct prev_ev {
-	uint64_t time, sector;
-	uint32_t bytes, action, category, pid, dev, cpu;
-	int valid;
+/*
+ * Recent notes and sequence-less records by fingerprint, in two
+ * generations of WIN_GEN records: a copy of a record is found while its
+ * original is among the last WIN_GEN to 2 * WIN_GEN such records.  Small
+ * enough to stay in the cache: it is looked at for most notes.
+ */
+#define WIN_SLOTS	8192u		/* per generation, power of two */
+#define WIN_GEN		(WIN_SLOTS / 2)
+
+/* The first occurrence of something a warning reports. */
+struct first_seen {
+	struct where at;
+	struct where orig;	/* duplicates: the record it copies */
+	uint64_t delta;		/* backwards: ns before the newest record */
+	uint32_t seq, prev;	/* gaps, repeats: the sequence and the one before */
+	uint32_t cpu;
 };
 
 struct bt_reader {
@@ -96,31 +136,32 @@ struct bt_reader {
 	uint64_t max_time;	/* latest non-note time delivered */
 	int have_time;
 	struct bt_reader_stats st;
-	struct comm_slot *comm;
-	size_t comm_slots, comm_used;
+	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_SLOTS];
 	struct seq_slot *seq_hot;	/* the slot used last */
-	struct prev_ev prev;	/* last sequence-less event delivered */
 	size_t seq_used;
+	uint64_t *win;		/* 2 * WIN_SLOTS fingerprints (0: free), at first use */
+	uint64_t *win_at;	/* beside each: offset << 16 | input */
+	size_t win_n;		/* records in the current generation */
+	unsigned win_cur;	/* current generation: 0 or 1 */
+	struct first_seen dup1, back1, gap1, rep1;
+	uint64_t repeats;	/* repeated sequences that were no copies */
+	uint32_t nsets;		/* per-CPU set ids handed out */
+	uint16_t nrec;		/* separate recordings found at the start */
+	uint16_t rec_in[3];	/* the first inputs of the first three */
+	uint8_t rec_abs;	/* merged by absolute time (TIMESTAMP notes) */
+	uint16_t cur_rec;	/* one after the other: the recording read now */
+	uint64_t rec_shift_ns;	/* one after the other: largest shift applied */
 };
 
-/* reader.c: record the reader's error (input, offset, message); returns err. */
-int bt_reader_fail(struct bt_reader *r, struct input *in, uint64_t off,
-		   int err, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-/* input.c */
+/*
+ * input.c.  bt_input_fill_slow() makes need bytes available at data + pos
+ * (fewer only at the end) and returns how many there are, or -errno with
+ * eoff and imsg telling where and what, for the reader to report.  nin:
+ * the reader's number of inputs, which sizes the buffer.
+ */
 void bt_input_free(struct input *in);
-ssize_t bt_input_fill_slow(struct bt_reader *r, struct input *in, size_t need,
-			   int soft);
-
-/* The common case inline: the bytes are there already. */
-static inline ssize_t bt_input_fill(struct bt_reader *r, struct input *in,
-				    size_t need)
-{
-	if (in->end - in->pos >= need && in->started)
-		return (ssize_t)(in->end - in->pos);
-	return bt_input_fill_slow(r, in, need, 0);
-}
+ssize_t bt_input_fill_slow(struct input *in, size_t need, int soft,
+			   size_t nin);
 
 #endif /* BTKIT_READER_INT_H */

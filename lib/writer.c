@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <byteswap.h>
-#include "btkit.h"
+#include "internal.h"
 
 static void put16(unsigned char *p, uint16_t v, int swap)
 {
@@ -49,25 +49,25 @@ int bt_event_encode(const struct bt_event *e, void *buf, size_t len,
 	if (total > len)
 		return -ENOSPC;
 	memset(p, 0, hdr);
-	put32(p, BT_MAGIC | ver, swap);
-	put32(p + 4, e->sequence, swap);
-	put64(p + 8, e->time, swap);
-	put64(p + 16, e->sector, swap);
-	put32(p + 24, e->bytes, swap);
+	put32(p + BT_OFF_MAGIC, BT_MAGIC | ver, swap);
+	put32(p + BT_OFF_SEQUENCE, e->sequence, swap);
+	put64(p + BT_OFF_TIME, e->time, swap);
+	put64(p + BT_OFF_SECTOR, e->sector, swap);
+	put32(p + BT_OFF_BYTES, e->bytes, swap);
 	if (wide) {
-		put32(p + 28, e->pid, swap);
-		put64(p + 32, action, swap);
-		put32(p + 40, e->dev, swap);
-		put32(p + 44, e->cpu, swap);
-		put16(p + 48, e->error, swap);
-		put16(p + 50, (uint16_t)(cg + e->pdu_len), swap);
+		put32(p + BT_V8_PID, e->pid, swap);
+		put64(p + BT_V8_ACTION, action, swap);
+		put32(p + BT_V8_DEVICE, e->dev, swap);
+		put32(p + BT_V8_CPU, e->cpu, swap);
+		put16(p + BT_V8_ERROR, e->error, swap);
+		put16(p + BT_V8_PDU_LEN, (uint16_t)(cg + e->pdu_len), swap);
 	} else {
-		put32(p + 28, (uint32_t)action, swap);
-		put32(p + 32, e->pid, swap);
-		put32(p + 36, e->dev, swap);
-		put32(p + 40, e->cpu, swap);
-		put16(p + 44, e->error, swap);
-		put16(p + 46, (uint16_t)(cg + e->pdu_len), swap);
+		put32(p + BT_V7_ACTION, (uint32_t)action, swap);
+		put32(p + BT_V7_PID, e->pid, swap);
+		put32(p + BT_V7_DEVICE, e->dev, swap);
+		put32(p + BT_V7_CPU, e->cpu, swap);
+		put16(p + BT_V7_ERROR, e->error, swap);
+		put16(p + BT_V7_PDU_LEN, (uint16_t)(cg + e->pdu_len), swap);
 	}
 	if (cg)
 		put64(p + hdr, e->cgroup, swap);

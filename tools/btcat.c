@@ -27,6 +27,8 @@ struct cat {
 	char *detail;		/* CSV detail cell, grown to the largest */
 	size_t detail_cap;
 	uint64_t skipped;	/* records blkparse complains about */
+	uint64_t skip_off;	/* the first of them: offset and input */
+	size_t skip_in;
 	struct bt_summary *sum;	/* -s */
 	int write_err;
 };
@@ -131,7 +133,10 @@ static void print_event(struct cat *c, const struct bt_event *e,
 	if (c->sum)
 		sum_event(c, dev, e, rel, 0);
 	if (kind <= 0) {
-		c->skipped += kind < 0;
+		if (kind < 0 && !c->skipped++) {
+			c->skip_off = e->offset;
+			c->skip_in = e->input;
+		}
 		return;
 	}
 	if (c->table)
@@ -163,7 +168,6 @@ static void read_error(struct cat *c, int rc)
 
 static void run(struct cat *c, struct bt_reader *r)
 {
-	struct bt_reader_stats st;
 	struct bt_event e;
 	const char *bad;
 	uint64_t rel;
@@ -182,13 +186,20 @@ static void run(struct cat *c, struct bt_reader *r)
 		else
 			print_event(c, &e, rel, dev);
 	}
-	bt_blkorder_get_stats(c->ord, &st);
-	if (st.duplicates)
-		fprintf(stderr, "%s: warning: %" PRIu64
-			" duplicated events dropped\n", c->o.prog, st.duplicates);
-	if (st.backwards)
-		fprintf(stderr, "%s: warning: time went backwards %" PRIu64
-			" times\n", c->o.prog, st.backwards);
+	bt_tool_warnings(&c->o, r);
+}
+
+/* Records blkparse complains about are left out: say where the first was. */
+static void skip_warning(const struct cat *c, const struct bt_reader *r)
+{
+	char at[48] = "";
+
+	if (c->skip_off != UINT64_MAX)
+		snprintf(at, sizeof(at), ": offset %" PRIu64, c->skip_off);
+	fprintf(stderr, "%s: warning: %" PRIu64 " records with an action "
+		"blkparse does not print, the first at %s%s (no line is "
+		"printed for them)\n", c->o.prog, c->skipped,
+		bt_reader_input_name(r, c->skip_in), at);
 }
 
 /* What `blkparse -s` prints after the events, grouped as its locale says. */
@@ -216,7 +227,7 @@ static void usage(const char *prog)
 	       "them, or with -c one CSV row per event (-H: no header row).\n"
 	       "No TRACE or - reads stdin.\n\n"
 	       "Options:\n%s"
-	       "  -s, --summary          end with blkparse -s's statistics\n"
+	       "  -s, --summary          end with blkparse -s's statistics (not with -c)\n"
 	       "      --blkparse=VER     1.3 (default) or 1.2: as Debian's\n"
 	       "                         blkparse 1.2.0, no line for\n"
 	       "                         cgroup-flagged records\n",
@@ -256,6 +267,10 @@ static void parse_args(struct cat *c, int argc, char **argv)
 			bt_opts_bad_option(&c->o, argv, "dpw");
 		}
 	}
+	/* The statistics are blkparse's text: they have no CSV form. */
+	if (c->sum && c->o.csv)
+		bt_usage_error(&c->o, "-s (blkparse's text statistics) cannot "
+			       "be combined with -c");
 }
 
 int main(int argc, char **argv)
@@ -283,9 +298,7 @@ int main(int argc, char **argv)
 		rc = BT_EXIT_DATA;
 	}
 	if (c.skipped)
-		fprintf(stderr, "%s: warning: %" PRIu64
-			" records with an action blkparse does not print\n",
-			c.o.prog, c.skipped);
+		skip_warning(&c, r);
 	free(c.out);
 	free(c.detail);
 	bt_summary_free(c.sum);

@@ -326,15 +326,11 @@ int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
 
 void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r)
 {
-	struct bt_reader_stats st;
+	char buf[512];
+	const char *w;
 
-	bt_reader_get_stats(r, &st);
-	if (st.duplicates)
-		fprintf(stderr, "%s: warning: %" PRIu64
-			" duplicated events dropped\n", o->prog, st.duplicates);
-	if (st.backwards)
-		fprintf(stderr, "%s: warning: time went backwards %" PRIu64
-			" times\n", o->prog, st.backwards);
+	for (size_t i = 0; (w = bt_reader_warning(r, i, buf, sizeof(buf))); i++)
+		fprintf(stderr, "%s: warning: %s\n", o->prog, w);
 }
 
 enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o)

@@ -247,6 +247,48 @@ static void test_blkorder_merge_keeps_served_input_first(void **state)
 	tb_free(&t1);
 }
 
+/*
+ * Several inputs are read through the caller's reader, each once: memory
+ * inputs work (they cannot be opened again by name).  As blkparse's file
+ * mode, an input given twice prints twice; a record repeated within one
+ * input is a copy and goes.
+ */
+static void test_blkorder_merge_reads_inputs_once(void **state)
+{
+	struct bt_blkorder *o;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	struct got g;
+	struct tb t;
+	struct bt_event e;
+	const char *bad;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (uint32_t i = 1; i <= 3; i++) {
+		e = tb_ev(10 * i, i, Q_READ, 4096);
+		tb_add(&t, &e);
+		tb_add(&t, &e);		/* a copy in the same input */
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "one"), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "two"), 0);
+	assert_int_equal(bt_blkorder_new(&o, r, 0, &bad), 0);
+	assert_null(bad);
+	drain(o, &g);
+	assert_int_equal(g.n, 6);
+	for (size_t i = 0, from[2] = { 0, 0 }; i < 6; i++) {
+		assert_int_equal(g.ev[i].sequence, ++from[g.ev[i].input]);
+		assert_int_equal(g.rel[i], 10 * (uint64_t)g.ev[i].sequence - 10);
+	}
+	bt_blkorder_get_stats(o, &st);
+	assert_int_equal(st.duplicates, 6);
+	assert_int_equal(st.events, 6);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_blkorder_first_note_names_earlier_events),
 		cmocka_unit_test(test_blkorder_sequence_gap_is_a_skip),
 		cmocka_unit_test(test_blkorder_merge_keeps_served_input_first),
+		cmocka_unit_test(test_blkorder_merge_reads_inputs_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -669,8 +669,9 @@ static void test_reader_drops_duplicated_notes(void **state)
 }
 
 /*
- * Sequence 0 (tracefs): only a record equal in every field to the one
- * before it is a duplicate; equal times alone are not.
+ * Sequence 0 (tracefs): only a record equal in every field to one read
+ * before is a duplicate; equal times alone are not.  A note equal to an
+ * earlier one is a copy too (a real message has its own time).
  */
 static void test_reader_sequence_zero_duplicates(void **state)
 {
@@ -692,9 +693,13 @@ static void test_reader_sequence_zero_duplicates(void **state)
 			tb_add(&t, &e);
 		}
 	}
-	/* Notes are never dropped, even when repeated. */
+	/* The same message twice is one message; another one stays. */
 	e = tb_ev(6, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+	e.pdu = (const unsigned char *)"cfq1 slice expired t=0";
+	e.pdu_len = 22;
 	tb_add(&t, &e);
+	tb_add(&t, &e);
+	e.pdu = (const unsigned char *)"cfq1 slice expired t=1";
 	tb_add(&t, &e);
 	assert_int_equal(bt_reader_new(&r), 0);
 	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "tracefs"), 0);
@@ -705,7 +710,210 @@ static void test_reader_sequence_zero_duplicates(void **state)
 	}
 	assert_int_equal(n, 6);
 	bt_reader_get_stats(r, &st);
-	assert_int_equal(st.duplicates, 3);
+	assert_int_equal(st.duplicates, 4);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+/*
+ * A `blkparse -d`-style dump holding every record four times in a row:
+ * events with sequences, scheduler messages (sequence 0) at the very time
+ * of the event before them, and a message equal to an earlier one but
+ * for its time.  Every original comes out once, messages included.
+ */
+static void test_reader_dump_x4_keeps_every_message(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	int i, k, n = 0, msgs = 0;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (i = 0; i < 50; i++) {
+		for (k = 0; k < 4; k++) {
+			e = tb_ev(100 + 10 * (uint64_t)i, (uint32_t)i + 1,
+				  BT_A_QUEUE, BT_TC_READ, 512);
+			e.cpu = (uint32_t)(i & 1);
+			e.sequence = (uint32_t)(i / 2) + 1;
+			tb_add(&t, &e);
+		}
+		for (k = 0; k < 4; k++) {
+			e = tb_ev(100 + 10 * (uint64_t)i + (i % 3 == 0 ? 0 : 5),
+				  0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+			e.cpu = (uint32_t)(i & 1);
+			e.pdu = (const unsigned char *)"cfq7 slice expired";
+			e.pdu_len = 18;
+			tb_add(&t, &e);
+		}
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "x4"), 0);
+	while (bt_reader_next(r, &e) == 1) {
+		n++;
+		msgs += bt_event_is_note(&e);
+	}
+	assert_int_equal(n, 100);
+	assert_int_equal(msgs, 50);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 300);
+	assert_int_equal(st.gaps, 0);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+/* A recording: TIMESTAMP note (wall sec at trace time ts), n events. */
+static void build_recording(struct tb *t, uint64_t ts, uint32_t sec,
+			    uint64_t t0, int n)
+{
+	unsigned char wall[8] = { 0 };
+	struct bt_event e;
+
+	tb_init(t, 0, 0);
+	if (sec) {
+		memcpy(wall, &sec, 4);
+		e = tb_ev(ts, 0, BT_N_TIMESTAMP, BT_TC_NOTIFY, 0);
+		e.pdu = wall;
+		e.pdu_len = 8;
+		tb_add(t, &e);
+	}
+	for (int i = 0; i < n; i++) {
+		e = tb_ev(t0 + 1000 * (uint64_t)i, (uint32_t)i + 1, BT_A_QUEUE,
+			  BT_TC_WRITE, 4096);
+		e.sector = 8 * (uint64_t)i;
+		tb_add(t, &e);
+	}
+}
+
+/*
+ * Two recordings of one device and CPU given together: their sequences
+ * repeat, but no record is a copy, so none is dropped.  With TIMESTAMP
+ * notes they merge by absolute time: b began 1 s of wall clock after a
+ * although its trace clock is 5 s behind, so its records move 6 s on.
+ */
+static void test_reader_separate_recordings_by_timestamp(void **state)
+{
+	struct tb a, b;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	char buf[256];
+	const char *w;
+	int n = 0, from_b = 0;
+	uint64_t last = 0;
+
+	(void)state;
+	build_recording(&a, 10000000000ull, 1000, 10000001000ull, 20);
+	build_recording(&b, 5000000000ull, 1001, 5000000500ull, 20);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "a.bin"), 0);
+	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "b.bin"), 0);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_true(e.time >= last);
+		last = e.time;
+		if (e.input == 1 && !bt_event_is_note(&e)) {
+			assert_int_equal(e.time, 11000000500ull +
+				1000 * (uint64_t)from_b);
+			from_b++;
+		}
+		n++;
+	}
+	assert_int_equal(n, 42);
+	assert_int_equal(from_b, 20);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 0);
+	assert_int_equal(st.recordings, 2);
+	w = bt_reader_warning(r, 0, buf, sizeof(buf));
+	assert_non_null(w);
+	assert_non_null(strstr(w, "a.bin and b.bin are separate recordings"));
+	assert_non_null(strstr(w, "absolute time"));
+	assert_null(bt_reader_warning(r, 1, buf, sizeof(buf)));
+	bt_reader_free(r);
+	tb_free(&a);
+	tb_free(&b);
+}
+
+/*
+ * Without TIMESTAMP notes the second recording follows the first: its
+ * records move to start just after the first's last, none dropped.  A
+ * copy given beside them is still a copy.
+ */
+static void test_reader_separate_recordings_one_after_the_other(void **state)
+{
+	struct tb a, b;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	char buf[256];
+	int n = 0, i = 0;
+	uint64_t last = 0;
+
+	(void)state;
+	build_recording(&a, 0, 0, 1000000, 10);
+	build_recording(&b, 0, 0, 500, 10);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "a.bin"), 0);
+	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "b.bin"), 0);
+	assert_int_equal(bt_reader_add_mem(r, a.buf, a.len, "a-copy.bin"), 0);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_int_equal(e.input, i < 10 ? 0 : 1);
+		assert_true(e.time > last || !n);
+		last = e.time;
+		i++;
+		n++;
+	}
+	assert_int_equal(n, 20);
+	assert_int_equal(last, 1009000 + 1 + 9000);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 10);
+	assert_int_equal(st.recordings, 2);
+	assert_int_equal(st.backwards, 0);
+	assert_non_null(strstr(bt_reader_warning(r, 0, buf, sizeof(buf)),
+			       "one after the other"));
+	assert_non_null(strstr(bt_reader_warning(r, 1, buf, sizeof(buf)),
+			       "10 duplicated records dropped, the first at "
+			       "a-copy.bin: offset 0 (a copy of the record at "
+			       "a.bin: offset 0)"));
+	bt_reader_free(r);
+	tb_free(&a);
+	tb_free(&b);
+}
+
+/* Each warning names its first record: input, offset and what it is. */
+static void test_reader_warnings_name_first_record(void **state)
+{
+	static const uint64_t times[] = { 10, 30, 20000, 40000, 5000, 50000 };
+	static const uint32_t seqs[] = { 1, 2, 3, 7, 8, 9 };
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	size_t at[6];
+	char buf[256], want[200];
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (int i = 0; i < 6; i++) {
+		e = tb_ev(times[i], seqs[i], BT_A_QUEUE, BT_TC_READ, 512);
+		at[i] = tb_add(&t, &e);
+	}
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "w.bin"), 0);
+	while (bt_reader_next(r, &e) == 1)
+		;
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.gaps, 1);
+	assert_int_equal(st.missing, 3);
+	snprintf(want, sizeof(want), "3 records missing in 1 sequence gaps, "
+		 "the first at w.bin: offset %zu (cpu 1 sequence 7 after 3)",
+		 at[3]);
+	assert_non_null(strstr(bt_reader_warning(r, 0, buf, sizeof(buf)), want));
+	snprintf(want, sizeof(want), "time went backwards 1 times, the first "
+		 "at w.bin: offset %zu (35.000 us before a record read "
+		 "earlier)", at[4]);
+	assert_non_null(strstr(bt_reader_warning(r, 1, buf, sizeof(buf)), want));
+	assert_null(bt_reader_warning(r, 2, buf, sizeof(buf)));
 	bt_reader_free(r);
 	tb_free(&t);
 }
@@ -851,6 +1059,10 @@ int main(void)
 		cmocka_unit_test(test_reader_drops_duplicates),
 		cmocka_unit_test(test_reader_drops_duplicated_notes),
 		cmocka_unit_test(test_reader_sequence_zero_duplicates),
+		cmocka_unit_test(test_reader_dump_x4_keeps_every_message),
+		cmocka_unit_test(test_reader_separate_recordings_by_timestamp),
+		cmocka_unit_test(test_reader_separate_recordings_one_after_the_other),
+		cmocka_unit_test(test_reader_warnings_name_first_record),
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
 		cmocka_unit_test(test_reader_empty_mem_is_empty_trace),
 		cmocka_unit_test(test_reader_names_and_add_after_start),

@@ -388,6 +388,61 @@ static void test_reader_per_cpu_set(void **state)
 	bt_reader_free(r);
 }
 
+/*
+ * btcapture -D DIR -z writes NAME.blktrace.N.gz: the basename finds those
+ * too, the plain file winning when a CPU has both; other suffixes are no
+ * members.
+ */
+static void test_reader_per_cpu_set_gzip_members(void **state)
+{
+	struct bt_reader *r;
+	struct bt_event e;
+	struct tb t;
+	char path[512], want[512];
+	unsigned char *gz;
+	size_t gzlen;
+	int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		tb_init(&t, 0, 0);
+		for (int j = 0; j < 3; j++) {
+			e = tb_ev((uint64_t)(j * 2 + i), (uint32_t)j + 1,
+				  BT_A_QUEUE, BT_TC_WRITE, 4096);
+			e.cpu = (uint32_t)i;
+			tb_add(&t, &e);
+		}
+		gz = gzip_buf(t.buf, t.len, 1, &gzlen);
+		snprintf(path, sizeof(path), "%s/z.blktrace.%d.gz", tmpdir, i);
+		write_file(path, gz, gzlen);
+		if (i == 1) {	/* the plain one wins */
+			snprintf(path, sizeof(path), "%s/z.blktrace.1", tmpdir);
+			write_file(path, t.buf, t.len);
+			snprintf(path, sizeof(path), "%s/z.blktrace.1.gz", tmpdir);
+			write_file(path, "garbage!garbage!garbage!garbage!", 32);
+		}
+		free(gz);
+		tb_free(&t);
+	}
+	snprintf(path, sizeof(path), "%s/z.blktrace.2.gzip", tmpdir);
+	write_file(path, "garbage!garbage!garbage!garbage!", 32);
+	assert_int_equal(bt_reader_new(&r), 0);
+	snprintf(path, sizeof(path), "%s/z", tmpdir);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_reader_inputs(r), 2);
+	snprintf(want, sizeof(want), "%s/z.blktrace.0.gz", tmpdir);
+	assert_string_equal(bt_reader_input_name(r, 0), want);
+	snprintf(want, sizeof(want), "%s/z.blktrace.1", tmpdir);
+	assert_string_equal(bt_reader_input_name(r, 1), want);
+	while (bt_reader_next(r, &e) == 1) {
+		assert_int_equal(e.cpu, e.input);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_null(bt_reader_error(r, NULL, NULL));
+	bt_reader_free(r);
+}
+
 /* A child writes the trace into a pipe in odd-sized pieces. */
 static pid_t pipe_writer(const unsigned char *buf, size_t len, int *rfd)
 {
@@ -669,6 +724,52 @@ static void test_reader_bad_magic(void **state)
 	tb_free(&t);
 }
 
+/*
+ * Input that is no binary trace says what it is: blkparse's text output
+ * (also gzipped), or data of a compressor other than gzip.
+ */
+static void test_reader_names_what_is_not_a_trace(void **state)
+{
+	static const char text[] =
+		"  8,16   1        1     0.000000000  4242  Q   R 1234 + 8 [fio]\n"
+		"  8,16   1        2     0.000001000  4242  G   R 1234 + 8 [fio]\n";
+	static const struct {
+		const char *bytes, *msg;
+	} z[] = {
+		{ "\xfd" "7zXZ\0\0\4\xe6\xd6\xb4\x46\2\0\x21\1",
+		  "bad magic 0x587a37fd: xz-compressed data: decompress it "
+		  "first (xz -d)" },
+		{ "\x28\xb5\x2f\xfd\4\x58\x45\0\0\x10\0\0\0\0\0\0",
+		  "bad magic 0xfd2fb528: zstd-compressed data: decompress it "
+		  "first (zstd -d)" },
+		{ "\x04\x22\x4d\x18\x64\x40\xa7\0\0\0\0\0\0\0\0\0",
+		  "bad magic 0x184d2204: lz4-compressed data" },
+		{ "BZh91AY&SY\0\0\0\0\0\0", "bad magic 0x39685a42: "
+		  "bzip2-compressed data: decompress it first (bzip2 -d)" },
+	};
+	const char *blkparse = "bad magic 0x2c382020: this is blkparse text "
+		"output; btkit reads the binary trace, e.g. the per-CPU files "
+		"blktrace wrote";
+	unsigned char *gz;
+	size_t gzlen;
+	int via;
+
+	(void)state;
+	for (via = 0; via <= 1; via++) {
+		expect_fault(text, sizeof(text) - 1, via, 0, -EBADMSG, 0,
+			     blkparse);
+		for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+			expect_fault(z[i].bytes, 16, via, 0, -EBADMSG, 0,
+				     z[i].msg);
+	}
+	gz = gzip_buf((const unsigned char *)text, sizeof(text) - 1, 1, &gzlen);
+	expect_fault(gz, gzlen, 0, 0, -EBADMSG, 0, blkparse);
+	free(gz);
+	/* Other text keeps the plain message. */
+	expect_fault("hello, world, this is text\n", 27, 0, 0, -EBADMSG, 0,
+		     "bad magic 0x6c6c6568");
+}
+
 static void test_reader_unsupported_version(void **state)
 {
 	struct tb t;
@@ -875,12 +976,14 @@ int main(void)
 		cmocka_unit_test(test_reader_file_missing_and_empty),
 		cmocka_unit_test(test_reader_empty_trace),
 		cmocka_unit_test(test_reader_per_cpu_set),
+		cmocka_unit_test(test_reader_per_cpu_set_gzip_members),
 		cmocka_unit_test(test_reader_stdin_pipe),
 		cmocka_unit_test(test_reader_large_records),
 		cmocka_unit_test(test_reader_gzip_members),
 		cmocka_unit_test(test_reader_gzip_truncated_and_corrupt),
 		cmocka_unit_test(test_reader_truncated_record),
 		cmocka_unit_test(test_reader_bad_magic),
+		cmocka_unit_test(test_reader_names_what_is_not_a_trace),
 		cmocka_unit_test(test_reader_unsupported_version),
 		cmocka_unit_test(test_reader_pdu_past_end),
 		cmocka_unit_test(test_reader_fault_in_second_input),
