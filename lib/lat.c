@@ -27,7 +27,8 @@ static const char metric_names[BT_LAT_NMETRICS][4] = {
 
 struct grp {
 	struct bt_dist m[BT_LAT_NOPS][BT_LAT_NMETRICS];
-	uint64_t last_q[BT_LAT_NOPS];	/* ns: latest Q of the row, 0 none */
+	uint64_t last_q[BT_LAT_NOPS];	/* ns: latest Q of the row */
+	uint32_t has_q;			/* bit 1 << op: last_q[op] is set */
 };
 
 struct bt_lat {
@@ -251,10 +252,12 @@ static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
 	const int ops[2] = { op, BT_LAT_ALL };
 
 	for (int j = 0; j < 2; j++) {
-		if (g->last_q[ops[j]])
+		/* a dump's first event is at time 0: no 0 sentinel here */
+		if (g->has_q & 1u << ops[j])
 			add(l, &g->m[ops[j]][BT_LAT_Q2Q],
 			    bt_lat_delta(l, g->last_q[ops[j]], t), 1);
-		g->last_q[ops[j]] = t ? t : 1;
+		g->last_q[ops[j]] = t;
+		g->has_q |= 1u << ops[j];
 	}
 }
 

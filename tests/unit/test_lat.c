@@ -201,6 +201,21 @@ static void test_lat_btt_weights_per_bio(void **state)
 }
 
 /*
+ * A blkparse -d dump starts its events at time 0: a Q at 0 is a Q like
+ * any other, so the next bio's q2q is measured from 0 exactly.
+ */
+static void test_lat_btt_q2q_from_time_zero(void **state)
+{
+	struct fx *f = fx_new((struct bt_lat_opts){ .btt = 1 });
+
+	(void)state;
+	merged_read(f, 0, 1000);
+	finish(f);
+	assert_row(f, BT_LAT_R, BT_LAT_Q2Q, 3, 2 + 2 + 2);
+	fx_free(f);
+}
+
+/*
  * Requeued twice: btt times g2i at each of the three I (from the one G)
  * and i2d at each of the three D (from the latest I); q2c stays once.
  */
@@ -509,6 +524,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lat_one_sample_per_request),
 		cmocka_unit_test(test_lat_btt_weights_per_bio),
+		cmocka_unit_test(test_lat_btt_q2q_from_time_zero),
 		cmocka_unit_test(test_lat_btt_requeue_times_every_round),
 		cmocka_unit_test(test_lat_btt_front_merge_and_unfinished),
 		cmocka_unit_test(test_lat_delta_non_positive),

@@ -5,12 +5,14 @@
 # match them byte for byte, else the case fails with its name and the
 # difference.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+H=$PWD/tests/cli/btcat
+cd "$tmp" || exit 99
 rc=0
 for v in "" -b -8 "-b -8"; do
 	name=${v:-le-v7}
 	# shellcheck disable=SC2086
-	perl tests/cli/btcat/mktrace.pl $v >"$tmp/t.bin" || exit 99
-	if ! btcat "$tmp/t.bin" >"$tmp/raw"; then
+	perl "$H/mktrace.pl" $v >t.bin || exit 99
+	if ! btcat t.bin >"$tmp/raw"; then
 		echo "layout '$name': btcat failed"
 		rc=1
 		continue
