@@ -59,16 +59,17 @@ struct skip {
 };
 
 struct seq_slot {
-	uint64_t key;		/* dev << 32 | cpu, + 1 (0: free) */
 	uint64_t last;		/* UINT64_MAX before the first record */
 	uint32_t dev;
 	struct skip *skips;
 	size_t nskips, cap;
 };
 
+/* One per device and CPU, in the order they came, indexed by (dev, cpu). */
 struct seqs {
 	struct seq_slot *slot;
 	size_t n, cap;
+	struct bt_map idx;
 };
 
 struct odev {
@@ -220,10 +221,10 @@ void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
 	out->dev = d->dev;
 	memcpy(out->name, d->name, sizeof(out->name));
 	/* File mode checks no sequence: only a stream has gaps. */
-	for (size_t k = 0; !o->s && k < o->seqs.cap; k++) {
+	for (size_t k = 0; !o->s && k < o->seqs.n; k++) {
 		const struct seq_slot *q = &o->seqs.slot[k];
 
-		if (!q->key || q->dev != d->dev)
+		if (q->dev != d->dev)
 			continue;
 		out->gaps += q->nskips;
 		for (size_t j = 0; j < q->nskips; j++)
@@ -400,39 +401,27 @@ static void sort_batch(struct held *h, size_t n)
  */
 static struct seq_slot *seq_slot(struct seqs *t, const struct bt_event *e)
 {
-	uint64_t key = ((uint64_t)e->dev << 32 | e->cpu) + 1;
-	size_t i, mask;
+	uint32_t i = bt_map_get(&t->idx, e->dev, e->cpu);
+	struct seq_slot *q;
 
-	if ((t->n + 1) * 2 > t->cap) {
-		struct seq_slot *old = t->slot;
-		size_t ocap = t->cap, cap = ocap ? ocap * 2 : 64;
-		struct seq_slot *fresh = calloc(cap, sizeof(*fresh));
+	if (i)
+		return &t->slot[i - 1];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
 
-		if (!fresh)
+		q = realloc(t->slot, cap * sizeof(*q));
+		if (!q)
 			return NULL;
-		t->slot = fresh;
+		t->slot = q;
 		t->cap = cap;
-		for (size_t k = 0; k < ocap; k++) {
-			if (!old[k].key)
-				continue;
-			for (i = old[k].key * 0x9e3779b97f4a7c15ull & (t->cap - 1);
-			     t->slot[i].key; i = (i + 1) & (t->cap - 1))
-				;
-			t->slot[i] = old[k];
-		}
-		free(old);
 	}
-	mask = t->cap - 1;
-	for (i = key * 0x9e3779b97f4a7c15ull & mask; t->slot[i].key &&
-	     t->slot[i].key != key; i = (i + 1) & mask)
-		;
-	if (!t->slot[i].key) {
-		t->slot[i].key = key;
-		t->slot[i].last = UINT64_MAX;
-		t->slot[i].dev = e->dev;
-		t->n++;
-	}
-	return &t->slot[i];
+	if (bt_map_put(&t->idx, e->dev, e->cpu, (uint32_t)(t->n + 1)) < 0)
+		return NULL;
+	q = &t->slot[t->n++];
+	memset(q, 0, sizeof(*q));
+	q->last = UINT64_MAX;
+	q->dev = e->dev;
+	return q;
 }
 
 /* insert_skip(): grow a neighbouring gap or note a new one. */
@@ -775,9 +764,10 @@ void bt_blkorder_free(struct bt_blkorder *o)
 	if (o->spool)
 		fclose(o->spool);
 	free(o->s);
-	for (size_t i = 0; i < o->seqs.cap; i++)
+	for (size_t i = 0; i < o->seqs.n; i++)
 		free(o->seqs.slot[i].skips);
 	free(o->seqs.slot);
+	bt_map_free(&o->seqs.idx);
 	bt_comm_free(&o->comm);
 	free(o->devs);
 	free(o->dslot);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * comm.c - the one pid -> comm map of the library: an open-addressing
- * table that grows by doubling up to a limit the owner chooses, so a
- * trace with endless pids costs bounded memory.  The reader keeps the
+ * comm.c - the one pid -> comm map of the library: names in an array
+ * indexed by the library's hash map (lib/map.c), growing up to a limit the
+ * owner chooses, so a trace with endless pids costs bounded memory.  The reader keeps the
  * latest name of a pid (a pid renamed by exec), blkorder the first (as
  * blkparse does), so the caller says which.
  */
@@ -17,75 +17,53 @@ void bt_comm_init(struct bt_comm *m, size_t max_pids)
 	m->max_pids = max_pids;
 }
 
-static struct bt_comm_slot *slot_of(const struct bt_comm *m, uint32_t pid)
-{
-	size_t mask = m->slots - 1;
-	size_t i = (pid * 0x9e3779b1u) & mask;
-
-	while (m->slot[i].used && m->slot[i].pid != pid)
-		i = (i + 1) & mask;
-	return &m->slot[i];
-}
-
-static int grow(struct bt_comm *m)
-{
-	size_t slots = m->slots ? m->slots * 2 : 256;
-	struct bt_comm_slot *old = m->slot, *fresh;
-	size_t oslots = m->slots;
-
-	fresh = calloc(slots, sizeof(*fresh));
-	if (!fresh)
-		return -ENOMEM;
-	m->slot = fresh;
-	m->slots = slots;
-	for (size_t i = 0; i < oslots; i++)
-		if (old[i].used)
-			*slot_of(m, old[i].pid) = old[i];
-	free(old);
-	return 0;
-}
-
 int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 		int keep_first)
 {
-	struct bt_comm_slot *s = m->slots ? slot_of(m, pid) : NULL;
+	uint32_t i = bt_map_get(&m->idx, pid, 0);
+	struct bt_comm_ent *e;
 	int rc;
 
-	if (!s || !s->used) {
+	if (!i) {
 		if (m->used >= m->max_pids)
 			return -ENOSPC;
-		if ((m->used + 1) * 2 > m->slots) {
-			rc = grow(m);
-			if (rc)
-				return rc;
+		if (m->used == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 64;
+
+			e = realloc(m->ent, cap * sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			m->ent = e;
+			m->cap = cap;
 		}
-		s = slot_of(m, pid);
-		s->used = 1;
-		s->pid = pid;
-		m->used++;
+		rc = bt_map_put(&m->idx, pid, 0, (uint32_t)(m->used + 1));
+		if (rc)
+			return rc;
+		e = &m->ent[m->used++];
+		e->pid = pid;
 	} else if (keep_first) {
 		return 0;
+	} else {
+		e = &m->ent[i - 1];
 	}
 	if (len > BT_COMM_MAX)
 		len = BT_COMM_MAX;
 	len = strnlen(name, len);
-	memcpy(s->comm, name, len);
-	s->comm[len] = '\0';
+	memcpy(e->comm, name, len);
+	e->comm[len] = '\0';
 	return 0;
 }
 
 const char *bt_comm_get(const struct bt_comm *m, uint32_t pid)
 {
-	const struct bt_comm_slot *s;
+	uint32_t i = bt_map_get(&m->idx, pid, 0);
 
-	if (!m->used)
-		return NULL;
-	s = slot_of(m, pid);
-	return s->used ? s->comm : NULL;
+	return i ? m->ent[i - 1].comm : NULL;
 }
 
 void bt_comm_free(struct bt_comm *m)
 {
-	free(m->slot);
+	free(m->ent);
+	bt_map_free(&m->idx);
 	memset(m, 0, sizeof(*m));
 }

@@ -82,30 +82,6 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev);
  */
 int bt_reader_all_empty(struct bt_reader *r);
 
-/*
- * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to
- * BT_COMM_MAX bytes.  At most max_pids pids are kept: bt_comm_set() then
- * says -ENOSPC and the pid stays unnamed.  keep_first: a pid's first name
- * wins (blkparse), else its latest.  0, -ENOSPC or -ENOMEM.
- */
-#define BT_COMM_MAX	16
-
-struct bt_comm_slot {
-	uint32_t pid;
-	uint8_t used;
-	char comm[BT_COMM_MAX + 1];
-};
-
-struct bt_comm {
-	struct bt_comm_slot *slot;
-	size_t slots, used, max_pids;
-};
-
-void bt_comm_init(struct bt_comm *m, size_t max_pids);
-int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
-		int keep_first);
-const char *bt_comm_get(const struct bt_comm *m, uint32_t pid);
-void bt_comm_free(struct bt_comm *m);
 
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
@@ -166,6 +142,31 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
 			return m->slot[i].val;
 	return 0;
 }
+
+/*
+ * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to
+ * BT_COMM_MAX bytes.  At most max_pids pids are kept: bt_comm_set() then
+ * says -ENOSPC and the pid stays unnamed.  keep_first: a pid's first name
+ * wins (blkparse), else its latest.  0, -ENOSPC or -ENOMEM.
+ */
+#define BT_COMM_MAX	16
+
+struct bt_comm_ent {
+	uint32_t pid;
+	char comm[BT_COMM_MAX + 1];
+};
+
+struct bt_comm {
+	struct bt_comm_ent *ent;	/* in the order the pids came */
+	size_t used, cap, max_pids;
+	struct bt_map idx;		/* pid -> ent index + 1 */
+};
+
+void bt_comm_init(struct bt_comm *m, size_t max_pids);
+int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
+		int keep_first);
+const char *bt_comm_get(const struct bt_comm *m, uint32_t pid);
+void bt_comm_free(struct bt_comm *m);
 
 /*
  * An analysis that wants the tracker's finished requests puts its own done

@@ -484,25 +484,18 @@ static struct seq_slot *seq_find(struct bt_reader *r, uint16_t rec,
 				  uint32_t dev, uint32_t cpu, int insert)
 {
 	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
-	size_t i = (size_t)(((key + rec) * 0x9e3779b97f4a7c15ull) >> 54) &
-		   (SEQ_SLOTS - 1);
+	uint32_t i = bt_map_get(&r->seq_idx, key, rec);
+	struct seq_slot *s;
 
-	if (!key)
-		return NULL;	/* the one key that would read as empty */
-	for (;; i = (i + 1) & (SEQ_SLOTS - 1)) {
-		struct seq_slot *s = &r->seq[i];
-
-		if (s->key == key && s->rec == rec)
-			return s;
-		if (!s->key) {
-			if (!insert || r->seq_used * 4 >= SEQ_SLOTS * 3)
-				return NULL;
-			s->key = key;
-			s->rec = rec;
-			r->seq_used++;
-			return s;
-		}
-	}
+	if (i)
+		return &r->seq[i - 1];
+	if (!insert || r->seq_used >= SEQ_MAX ||
+	    bt_map_put(&r->seq_idx, key, rec, (uint32_t)(r->seq_used + 1)) < 0)
+		return NULL;
+	s = &r->seq[r->seq_used++];
+	s->key = key;
+	s->rec = rec;
+	return s;
 }
 
 static void first_dup(struct bt_reader *r, const struct bt_event *e,
@@ -1247,6 +1240,7 @@ void bt_reader_free(struct bt_reader *r)
 	free(r->in);
 	free(r->heap);
 	bt_comm_free(&r->comm);
+	bt_map_free(&r->seq_idx);
 	free(r->win);
 	free(r->win_at);
 	free(r);

@@ -28,7 +28,7 @@
 _Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
 #define COMM_MAX_PIDS	65536u		/* named pids kept: memory stays bounded */
-#define SEQ_SLOTS	1024u		/* (dev, cpu) -> last sequence */
+#define SEQ_MAX		768u		/* (dev, cpu) pairs whose sequences are kept */
 
 struct input {
 	char *name;
@@ -92,7 +92,7 @@ struct rec_id {
 
 /* What the reader knows of the last and first sequenced events of a key. */
 struct seq_slot {
-	uint64_t key;		/* dev << 32 | cpu, +1 so 0 means empty */
+	uint64_t key;		/* dev << 32 | cpu, + 1 */
 	uint16_t rec;		/* recording the key belongs to */
 	uint8_t replay;		/* a copy of the key's records is being read */
 	uint32_t last;		/* highest sequence delivered */
@@ -137,7 +137,8 @@ struct bt_reader {
 	int have_time;
 	struct bt_reader_stats st;
 	struct bt_comm comm;	/* pid -> latest name */
-	struct seq_slot seq[SEQ_SLOTS];
+	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */
+	struct bt_map seq_idx;		/* (key, rec) -> seq index + 1 */
 	struct seq_slot *seq_hot;	/* the slot used last */
 	size_t seq_used;
 	uint64_t *win;		/* 2 * WIN_SLOTS fingerprints (0: free), at first use */

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "btkit.h"
+#include "internal.h"
 
 #define COMM_LEN	16
 
@@ -54,8 +54,7 @@ struct bt_summary {
 	size_t ndevs, devs_cap;
 	struct proc_stats *procs;	/* in order of creation */
 	size_t nprocs, procs_cap;
-	uint32_t *slot;			/* pid hash -> procs index + 1 */
-	size_t slots;
+	struct bt_map idx;		/* pid -> procs index + 1 */
 };
 
 int bt_summary_new(struct bt_summary **out)
@@ -72,7 +71,7 @@ void bt_summary_free(struct bt_summary *s)
 		free(s->devs[i].cpus);
 	free(s->devs);
 	free(s->procs);
-	free(s->slot);
+	bt_map_free(&s->idx);
 	free(s);
 }
 
@@ -145,29 +144,10 @@ static struct cpu_stats *cpu_get(struct dev_stats *d, uint32_t cpu)
 static struct io_stats *proc_get(struct bt_summary *m, uint32_t pid,
 				 const char *comm, int *added)
 {
-	size_t mask, i;
+	uint32_t i = bt_map_get(&m->idx, pid, 0);
 
-	if ((m->nprocs + 1) * 2 > m->slots) {
-		size_t slots = m->slots ? m->slots * 2 : 256;
-		uint32_t *fresh = calloc(slots, sizeof(*fresh));
-
-		if (!fresh)
-			return NULL;
-		free(m->slot);
-		m->slot = fresh;
-		m->slots = slots;
-		mask = m->slots - 1;
-		for (size_t k = 0; k < m->nprocs; k++) {
-			for (i = (m->procs[k].pid * 2654435761u) & mask;
-			     m->slot[i]; i = (i + 1) & mask)
-				;
-			m->slot[i] = (uint32_t)k + 1;
-		}
-	}
-	mask = m->slots - 1;
-	for (i = (pid * 2654435761u) & mask; m->slot[i]; i = (i + 1) & mask)
-		if (m->procs[m->slot[i] - 1].pid == pid)
-			return &m->procs[m->slot[i] - 1].ios;
+	if (i)
+		return &m->procs[i - 1].ios;
 	if (m->nprocs == m->procs_cap) {
 		size_t cap = m->procs_cap ? m->procs_cap * 2 : 64;
 		struct proc_stats *p = realloc(m->procs, cap * sizeof(*p));
@@ -177,11 +157,13 @@ static struct io_stats *proc_get(struct bt_summary *m, uint32_t pid,
 		m->procs = p;
 		m->procs_cap = cap;
 	}
+	if (bt_map_put(&m->idx, pid, 0, (uint32_t)(m->nprocs + 1)) < 0)
+		return NULL;
 	memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
 	m->procs[m->nprocs].pid = pid;
 	snprintf(m->procs[m->nprocs].comm, COMM_LEN, "%s",
 		 comm ? comm : "unknown");
-	m->slot[i] = (uint32_t)++m->nprocs;
+	m->nprocs++;
 	*added = 1;
 	return &m->procs[m->nprocs - 1].ios;
 }
