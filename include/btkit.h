@@ -506,6 +506,12 @@ struct bt_capture_stats {
 	uint64_t bad;		/* malformed records skipped */
 	uint64_t duration_ns;	/* ns: start to stop */
 	enum bt_capture_via via; /* the path used */
+	/*
+	 * tracefs: the ring buffer was unexpanded (boot state, buffer_size_kb
+	 * "7 (expanded: 1408)") and is left at its expanded size, as any
+	 * first use of tracing leaves it: the kernel cannot unexpand it.
+	 */
+	uint8_t expanded_ring;
 };
 
 /*

@@ -101,12 +101,15 @@ static int write_text(const char *path, const char *val)
 }
 
 /*
- * The value to write back later.  trace_clock lists every clock with the
- * current one in brackets; buffer_size_kb reads "7 (expanded: 1408)" before
- * the buffer was first used, and only the expanded size can be written back
- * (the kernel never shrinks to the unexpanded one by itself).
+ * The value to write back later, from what path read (val, changed in
+ * place).  trace_clock lists every clock with the current one in brackets.
+ * buffer_size_kb reads "7 (expanded: 1408)" before the ring buffer was
+ * first used: setting the blk tracer expands it, and the kernel has no way
+ * back, so the expanded size is the one written back (writing 7 would
+ * leave a 7 KB buffer to the next user, who would otherwise get 1408).
+ * Returns 1 for such an unexpanded buffer, else 0.
  */
-static void normalize(const char *path, char *val)
+int bt_cap_saved_value(const char *path, char *val, size_t len)
 {
 	char *p, *q;
 
@@ -120,8 +123,10 @@ static void normalize(const char *path, char *val)
 		   (p = strstr(val, "expanded: "))) {
 		unsigned long kb = strtoul(p + 10, NULL, 10);
 
-		snprintf(val, 64, "%lu", kb);
+		snprintf(val, len, "%lu", kb);
+		return 1;
 	}
+	return 0;
 }
 
 /* Save the current value of path (once) and write val. */
@@ -136,7 +141,8 @@ static int set_saved(struct bt_capture *c, const char *path, const char *val,
 		bt_cap_msg(msg, mlen, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	normalize(path, old);
+	if (bt_cap_saved_value(path, old, sizeof(old)) == 1)
+		c->st.expanded_ring = 1;
 	if (strcmp(old, val) == 0)
 		return 0;
 	for (i = 0; i < c->nsaved; i++)

@@ -119,6 +119,7 @@ void bt_cap_msg(char *msg, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void bt_cap_copy_str(char *dst, size_t len, const char *src);
 int bt_cap_read_text(const char *path, char *buf, size_t len);
+int bt_cap_saved_value(const char *path, char *val, size_t len);
 int bt_cap_ensure_mounted(const char *dir, const char *type, bool *mounted,
 			  char *msg, size_t mlen);
 int bt_cap_add_src(struct bt_capture *c, int fd);

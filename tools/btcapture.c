@@ -226,6 +226,10 @@ static void summary(const struct args *a, const struct bt_capture_stats *st)
 	if (st->bad)
 		fprintf(stderr, "btcapture: %" PRIu64 " malformed records "
 			"skipped\n", st->bad);
+	if (st->expanded_ring)
+		fprintf(stderr, "btcapture: note: the tracefs ring buffer was "
+			"unexpanded (boot state); left at its expanded size, as "
+			"any first use of tracing leaves it\n");
 }
 
 int main(int argc, char **argv)
