@@ -38,6 +38,7 @@ struct target {
 
 struct replay {
 	struct bt_opts o;
+	struct bt_replay_conf conf;
 	const char *device, *sched, *capture;
 	const char *tune[MAX_TUNES];
 	size_t ntune;
@@ -171,28 +172,63 @@ static void parse(struct replay *x, int argc, char **argv)
 
 /* ----------------------------------------------------------- loading */
 
+/*
+ * Nothing to replay from a trace that was read: say which events it lacks
+ * and what would work (a capture with -a issue -a complete has no Q).
+ */
+static void explain_nothing(const struct replay *x, uint64_t nq, uint64_t nd)
+{
+	const char *p = x->o.prog;
+
+	if (x->conf.has_pid)
+		fprintf(stderr, "%s: nothing to replay: no I/O of pid %u\n", p,
+			(unsigned)x->conf.pid);
+	else if (!x->from_d && !nq && nd)
+		fprintf(stderr, "%s: nothing to replay: the trace has no Q events "
+			"(bios queued), only %" PRIu64 " D; --from=D replays the "
+			"requests as dispatched\n", p, nd);
+	else if (x->from_d && !nd && nq)
+		fprintf(stderr, "%s: nothing to replay: the trace has no D events "
+			"(requests dispatched), only %" PRIu64 " Q; --from=Q (the "
+			"default) replays the bios\n", p, nq);
+	else if (!nq && !nd)
+		fprintf(stderr, "%s: nothing to replay: the trace has no Q or D "
+			"events\n", p);
+	else
+		fprintf(stderr, "%s: nothing to replay: its %" PRIu64 " %s events "
+			"carry no data and no flush\n", p, x->from_d ? nd : nq,
+			x->from_d ? "D" : "Q");
+}
+
 static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 {
-	struct bt_replay_conf conf = { 0 };
-	uint64_t first = UINT64_MAX;
+	struct bt_replay_conf *conf = &x->conf;
+	uint64_t first = UINT64_MAX, nq = 0, nd = 0;
 	struct bt_event ev;
 	int rc = 0, bad = 0;
 
-	conf.from_d = (uint8_t)x->from_d;
+	conf->from_d = (uint8_t)x->from_d;
 	/* -p here, not in the reader: completions carry no owner's pid. */
-	conf.has_pid = bt_opts_take_pid(&x->o, &conf.pid);
+	conf->has_pid = bt_opts_take_pid(&x->o, &conf->pid);
 	x->r = bt_tool_open(&x->o, argc, argv);
-	if (bt_replay_new(&x->rp, &conf) < 0)
+	if (bt_replay_new(&x->rp, conf) < 0)
 		goto nomem;
-	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0)
+	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0) {
+		nq += ev.action == BT_A_QUEUE && !bt_event_is_note(&ev);
+		nd += ev.action == BT_A_ISSUE && !bt_event_is_note(&ev);
 		if (bt_replay_feed(x->rp, &ev) < 0)
 			goto nomem;
+	}
 	if (rc < 0)
 		bad = 1;
 	bt_tool_warnings(&x->o, x->r);
 	*nios = bt_replay_loaded(x->rp);
 	if (*nios < 0)
 		goto nomem;
+	if (*nios == 0 && !bad && !got_signal) {
+		explain_nothing(x, nq, nd);
+		bad = 1;
+	}
 	return bad;
 nomem:
 	bt_tool_nomem(&x->o);
