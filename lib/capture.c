@@ -299,8 +299,51 @@ static int dev_lookup(struct cdev *d, const char *path, char *msg, size_t mlen)
 	return 0;
 }
 
+/*
+ * -D DIR as blktrace -D treats it: made when missing, with its parents;
+ * a failure names the directory, not a file inside it.
+ */
+static int make_dir(const char *dir, char *msg, size_t mlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path)) {
+		bt_cap_msg(msg, mlen, "%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; ; p++) {
+		bool last = *p == 0;
+
+		if (*p != '/' && !last)
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			int e = -errno;
+
+			bt_cap_msg(msg, mlen, "%s: cannot create the directory: %s",
+				   path, strerror(errno));
+			return e;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		bt_cap_msg(msg, mlen, "%s: %s", dir, strerror(ENOTDIR));
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 static int open_dir_files(struct bt_capture *c, char *msg, size_t mlen)
 {
+	int rc = make_dir(c->o.dir, msg, mlen);
+
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < c->ndevs; i++) {
 		struct cdev *d = &c->devs[i];
 
