@@ -330,21 +330,24 @@ static void test_capture_skips_garbage_between_records(void **state)
  */
 static void test_capture_saves_expanded_size_of_boot_buffer(void **state)
 {
+	static const struct {
+		const char *path, *read, *saved;
+		int unexpanded;
+	} c[] = {
+		{ "/t/buffer_size_kb", "7 (expanded: 1408)", "1408", 1 },
+		{ "/t/buffer_size_kb", "1410", "1410", 0 },
+		{ "/t/trace_clock", "[local] global counter mono", "local", 0 },
+		{ "/t/trace_clock", "local global [mono]", "mono", 0 },
+	};
 	char v[64];
 
 	(void)state;
-	strcpy(v, "7 (expanded: 1408)");
-	assert_int_equal(bt_cap_saved_value("/t/buffer_size_kb", v, sizeof(v)), 1);
-	assert_string_equal(v, "1408");
-	strcpy(v, "1410");
-	assert_int_equal(bt_cap_saved_value("/t/buffer_size_kb", v, sizeof(v)), 0);
-	assert_string_equal(v, "1410");
-	strcpy(v, "[local] global counter mono");
-	assert_int_equal(bt_cap_saved_value("/t/trace_clock", v, sizeof(v)), 0);
-	assert_string_equal(v, "local");
-	strcpy(v, "local global [mono]");
-	assert_int_equal(bt_cap_saved_value("/t/trace_clock", v, sizeof(v)), 0);
-	assert_string_equal(v, "mono");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		strcpy(v, c[i].read);
+		assert_int_equal(bt_cap_saved_value(c[i].path, v, sizeof(v)),
+				 c[i].unexpanded);
+		assert_string_equal(v, c[i].saved);
+	}
 }
 
 int main(void)
