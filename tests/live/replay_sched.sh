@@ -44,7 +44,7 @@ before() {
 }
 
 # A whole replay under cfq (= bfq here) with a queue attribute changed.
-"$BTREPLAY" --device "$L" --write --sched=cfq --sched-opt nr_requests=32 \
+"$BTREPLAY" --target "$L" --write --sched=cfq --sched-opt nr_requests=32 \
 	"$TRACE" >"$T/out" 2>"$T/err" &
 pid=$!
 KIDS=("$pid")
@@ -78,7 +78,7 @@ before "after the replay"
 
 # Interrupted: SIGINT and SIGTERM half way through a slowed-down replay.
 for sig in INT TERM; do
-	"$BTREPLAY" --device "$L" --write --sched=none --speed 0.1 "$TRACE" \
+	"$BTREPLAY" --target "$L" --write --sched=none --speed 0.1 "$TRACE" \
 		>"$T/out" 2>"$T/err" &
 	pid=$!
 	KIDS=("$pid")

@@ -465,10 +465,63 @@ static void test_blkdev_legacy_names(void **state)
 	assert_int_equal(bt_blkdev_info("/no/such/device", &b), -ENOENT);
 }
 
+/* --map first, then one --target for a one-device trace, else scratch. */
+static void test_replay_target_path_by_map_or_target(void **state)
+{
+	const struct bt_replay_map map[] = {
+		{ BT_DEV_MAKE(8, 0), "/dev/loop1" }, { BT_DEV_MAKE(8, 16), "/dev/loop2" } };
+	const char *p;
+
+	(void)state;
+	assert_int_equal(bt_replay_target_path(map, 2, NULL, BT_DEV_MAKE(8, 16), 2, &p), 0);
+	assert_string_equal(p, "/dev/loop2");
+	assert_int_equal(bt_replay_target_path(map, 2, NULL, BT_DEV_MAKE(8, 32), 2, &p),
+			 -ENOENT);
+	assert_int_equal(bt_replay_target_path(NULL, 0, "/dev/loop1", 7, 2, &p), -E2BIG);
+	assert_int_equal(bt_replay_target_path(NULL, 0, "/dev/loop1", 7, 1, &p), 0);
+	assert_string_equal(p, "/dev/loop1");
+	assert_int_equal(bt_replay_target_path(NULL, 0, NULL, 7, 3, &p), 0);
+	assert_null(p);
+}
+
+/* The rules a regular file can meet: size, writes, what it is. */
+static void test_replay_check_target_refuses(void **state)
+{
+	char path[] = "/tmp/test_replay_target.XXXXXX";
+	struct bt_replay_dev d = { .extent = 8192, .writes = 3, .discards = 1 };
+	struct bt_replay_verdict v;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), 0);
+	assert_int_equal(v.refused, BT_TGT_TOO_SMALL);
+	assert_string_equal(v.why, "refused: the trace reaches byte 8192 but the "
+			    "device ends at 4096");
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	assert_int_equal(bt_replay_check_target(path, &d, 0, &v), 0);
+	assert_int_equal(v.refused, BT_TGT_WRITES);
+	assert_string_equal(v.why, "refused: the trace has 3 writes and 1 discards "
+			    "that would overwrite it; add --write");
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), 0);
+	assert_int_equal(v.refused, 0);
+	assert_int_equal(v.is_blk, 0);
+	assert_int_equal(v.size, 8192);
+	assert_int_equal(bt_replay_check_target("/dev/null", &d, BT_TGT_WRITE, &v),
+			 -EINVAL);
+	assert_string_equal(v.why, "not a block device or regular file");
+	close(fd);
+	unlink(path);
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_depth_from_completions),
+		cmocka_unit_test(test_replay_target_path_by_map_or_target),
+		cmocka_unit_test(test_replay_check_target_refuses),
 		cmocka_unit_test(test_replay_split_remainder_not_replayed),
 		cmocka_unit_test(test_replay_d_owner_is_first_bio),
 		cmocka_unit_test(test_replay_counts_per_device),
