@@ -5,6 +5,9 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
@@ -32,18 +35,31 @@ endif
 
 LIBS := -lcsv -lz
 URING_LIBS := -luring -lpthread
+# What the shared library itself links (replay and capture use io_uring).
+SO_LIBS := $(LIBS) $(URING_LIBS)
 
 TOOLS := btcapture btcat btlat btmerge btreplay btsize btslice btsync
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIBA := $(B)/libbtkit.a
+# The shared library's objects are position-independent and kept apart, so
+# the static library and the tools keep their non-PIC code.
+PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
+SO_MAJOR := 0
+SO_VERSION := $(shell sed -n 's/^\#define BT_VERSION "\(.*\)"/\1/p' include/btkit.h)
+SONAME := libbtkit.so.$(SO_MAJOR)
+LIBSO := $(B)/libbtkit.so.$(SO_VERSION)
+# Generated from include/btkit.h: exactly its functions are exported.
+LIBMAP := $(B)/btkit.map
 COMMON_OBJ := $(B)/tools/common.o
 TOOL_BIN := $(TOOLS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/%)
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 BENCH_BIN := $(B)/bench/btgen
 MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 
@@ -51,50 +67,102 @@ MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 .SECONDARY:
 
 .PHONY: all check unit install uninstall deps demo bench fuzz lint-man clean
-all: $(TOOL_BIN) $(UNIT_BIN) $(HELPER_BIN) $(BENCH_BIN)
+# The library and the tools only: tests (cmocka), helpers, examples and the
+# bench generator are built by the targets that run them.
+all: $(TOOL_BIN) $(LIBA) $(B)/libbtkit.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC [PIC] $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
+$(LIBMAP): include/btkit.h lib/btkit.map.awk
+	@mkdir -p $(@D)
+	$(Q)awk -f lib/btkit.map.awk include/btkit.h >$@.tmp && mv $@.tmp $@
+
+$(LIBSO): $(PIC_OBJ) $(LIBMAP)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=$(LIBMAP) -Wl,--no-undefined \
+		-o $@ $(PIC_OBJ) $(SO_LIBS) $(LDLIBS)
+
+# The links a dynamic linker (soname) and a linker (-lbtkit) look for.
+$(B)/$(SONAME): $(LIBSO)
+	$(Q)ln -sf $(notdir $<) $@
+$(B)/libbtkit.so: $(B)/$(SONAME)
+	$(Q)ln -sf $(notdir $<) $@
+
 # btreplay and btcapture link liburing/pthreads; the others only libcsv/zlib.
 $(B)/bin/%: $(B)/tools/%.o $(COMMON_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(if $(filter btreplay btcapture,$*),$(URING_LIBS))
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(if $(filter btreplay btcapture,$*),$(URING_LIBS)) $(LDLIBS)
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(LIBA)
+# Tests and helpers link the tools' plumbing as the tools do.
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(COMMON_OBJ) $(LIBA)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcmocka $(LIBS) $(URING_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcmocka $(LIBS) $(URING_LIBS) $(LDLIBS)
 
-$(B)/tests/%: $(B)/tests/helpers/%.o $(LIBA)
+$(B)/tests/%: $(B)/tests/helpers/%.o $(COMMON_OBJ) $(LIBA)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(LDLIBS)
+
+# Examples are programs on the shared library, as a user would build them;
+# the run path finds the build tree's copy.
+$(B)/examples/%: examples/%.c $(B)/libbtkit.so
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B) -lbtkit \
+		-Wl,-rpath,$(CURDIR)/$(B) $(LDLIBS)
 
 $(BENCH_BIN): $(B)/bench/btgen.o $(LIBA)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(LDLIBS)
 
-check: all
+check: all $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(Q)B=$(B) UPDATE=$(UPDATE) tests/run.sh
+
+# The cmocka unit tests alone.
+unit: $(UNIT_BIN)
+	$(Q)B=$(B) ONLY='^unit/' tests/run.sh
 
 lint-man:
 	$(Q)mandoc -Tlint -Wwarning $(MAN_PAGES)
 
-install: $(TOOL_BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 include/btkit.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libbtkit.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(SO_VERSION)|' \
+		-e 's|@LIBS@|$(SO_LIBS)|' btkit.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/btkit.pc
 	for m in $(MAN_PAGES); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 
 uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/btkit.h $(DESTDIR)$(LIBDIR)/libbtkit.a \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libbtkit.so \
+		$(DESTDIR)$(PKGCONFIGDIR)/btkit.pc
 	for m in $(notdir $(MAN_PAGES)); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 
@@ -107,7 +175,7 @@ deps:
 demo: deps all
 	$(Q)B=$(B) tests/demo.sh
 
-bench: all
+bench: all $(BENCH_BIN)
 	$(Q)B=$(B) bench/run.sh
 
 FUZZ_SECONDS ?= 60

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The story of DESIGN.md as a script: why is fdatasync slower under one
+# The question of btkit(7) as a script: why is fdatasync slower under one
 # scheduler than another?  Replays the fsync-vs-readers sample (four
 # random readers and one writer calling fdatasync, recorded under none)
 # under bfq and under none on a scratch loop device, records each replay

@@ -48,6 +48,14 @@ enum bt_act {
 	BT_A_REMAP,
 	BT_A_ABORT,
 	BT_A_DRV_DATA,
+	/*
+	 * Version 8 only (Linux 6.19): a bio waits in its zone's write plug
+	 * (ZP) and leaves it for submission (ZU); sector and bytes are the
+	 * bio's, there is no payload.  __BLK_TA_ZONE_PLUG/_UNPLUG of the
+	 * uapi <linux/blktrace_api.h>.
+	 */
+	BT_A_ZONE_PLUG,
+	BT_A_ZONE_UNPLUG,
 };
 #define BT_A_CGROUP		0x100u	/* action bit: pdu starts with u64 cgroup id */
 
@@ -75,6 +83,22 @@ enum bt_note {
 #define BT_TC_DISCARD		(1u << 13)
 #define BT_TC_DRV_DATA		(1u << 14)
 #define BT_TC_FUA		(1u << 15)
+/*
+ * Version 8 only: zoned-device operations, bits 32-37 of the u64 action
+ * word (BLK_TC_ZONE_*).  Q, G, I, D and C of a zone management command
+ * carry one of them (no data: bytes 0, sector the zone's start); every
+ * event of a zone append carries ZONE_APPEND, and its C gives the sector
+ * the device chose.  See btkit-format(5) "Zoned devices (version 8)".
+ */
+#define BT_TC_ZONE_APPEND	(1u << 16)
+#define BT_TC_ZONE_RESET	(1u << 17)
+#define BT_TC_ZONE_RESET_ALL	(1u << 18)
+#define BT_TC_ZONE_FINISH	(1u << 19)
+#define BT_TC_ZONE_OPEN		(1u << 20)
+#define BT_TC_ZONE_CLOSE	(1u << 21)
+#define BT_TC_ZONE_MGMT		(BT_TC_ZONE_RESET | BT_TC_ZONE_RESET_ALL | \
+				 BT_TC_ZONE_FINISH | BT_TC_ZONE_OPEN | \
+				 BT_TC_ZONE_CLOSE)
 
 #define BT_DEV_MAJOR(d)		((unsigned)((d) >> 20))
 #define BT_DEV_MINOR(d)		((unsigned)((d) & 0xfffff))
@@ -113,7 +137,9 @@ static inline int bt_event_is_note(const struct bt_event *e)
 
 /* Action letter as blkparse prints it ("Q", "UT", "m" for messages...). */
 const char *bt_event_letters(const struct bt_event *e);
-/* rwbs string ("RA", "FWFS", "N"...) into buf (at least 8 bytes). */
+/* Longest rwbs string plus its NUL: "FZRAFASM" and one spare. */
+#define BT_RWBS_LEN		10
+/* rwbs string ("RA", "FWFS", "ZR", "N"...) into buf (BT_RWBS_LEN bytes). */
 char *bt_event_rwbs(const struct bt_event *e, char *buf);
 
 /* PDU decoders: 0 on success, -EBADMSG when the payload is too short. */
@@ -604,8 +630,9 @@ int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
 
 /*
  * A distribution of u64 samples (ns, bytes): exact count, sum, min, max;
- * quantiles exact while n <= BT_DIST_EXACT, then from log-linear buckets
- * (relative error under 1/64).  Memory per distribution is bounded.
+ * quantiles exact while n <= BT_DIST_EXACT, then the middle of the
+ * log-linear bucket of the nearest-rank sample (relative error under
+ * 1/128).  Memory per distribution is bounded.
  */
 #define BT_DIST_EXACT		1024
 struct bt_dist {
@@ -632,6 +659,8 @@ struct bt_log2 {
 void bt_log2_add(struct bt_log2 *h, uint64_t v);
 /* Bounds of bucket k, inclusive. */
 void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi);
+/* First and last non-empty bucket: 1, or 0 when h is empty. */
+int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi);
 
 /* ----------------------------------------------------------------- group */
 /* lib/group.c */
@@ -675,10 +704,12 @@ void bt_group_free(struct bt_group *g);
 
 /*
  * Report output: a header line, then rows of cells, tab-separated text
- * or RFC 4180 CSV (quoting through libcsv).  Write errors are sticky and
- * returned by bt_table_free().
+ * or RFC 4180 CSV (quoting through libcsv, LF line ends), or JSON Lines:
+ * no header, one object per row keyed by the column names, numbers as
+ * numbers, text as strings, an empty or "-" text cell and a non-finite
+ * double as null.  Write errors are sticky and returned by bt_table_free().
  */
-enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV };
+enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON };
 struct bt_table;
 int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 		 int header, const char *const *cols, size_t ncols);
@@ -703,7 +734,10 @@ int bt_table_free(struct bt_table *t);
  * events (blk-mq and the legacy queue): bios fold into requests by back
  * and front merges, requeued requests go round again, split bios become
  * two pieces, remapped bios (A: partition or dm/md to the disk) are
- * analysed on the bottom device and remember where they came from.
+ * analysed on the bottom device and remember where they came from.  A
+ * zone append (version 8) is a write whose sector is known only at its C:
+ * the C goes to the oldest append dispatched to the zone holding the
+ * written sector, and the request takes that sector (BT_RQ_ZONE_APPEND).
  * Requests are keyed by device and sector in a fixed-capacity table, so
  * memory is bounded by the requests in flight: a request without any
  * event for expire_ns of trace time is dropped and counted (and handed to
@@ -726,6 +760,7 @@ struct bt_tracker;
 #define BT_RQ_OPEN		(1u << 7)	/* never completed: open at bt_tracker_flush */
 #define BT_RQ_ERROR		(1u << 8)	/* a C carried an error */
 #define BT_RQ_FRONT		(1u << 9)	/* front-merged before I: starts with a later bio */
+#define BT_RQ_ZONE_APPEND	(1u << 10)	/* zone append: sector is where its C says it went */
 
 /* Where a request is in its life (bt_request.state). */
 enum bt_rq_state {
@@ -769,7 +804,7 @@ struct bt_request {
 	uint8_t state;		/* enum bt_rq_state */
 	uint8_t qsplit;		/* bit k: qlist[k] is a piece of a split bio */
 	char op;		/* 'R' read, 'W' write, 'D' discard, 'F' flush (0 bytes), 'N' other */
-	char rwbs[8];		/* as blkparse prints it for the D (else the first event) */
+	char rwbs[BT_RWBS_LEN];	/* as blkparse prints it for the D (else the first event) */
 	char comm[17];		/* owner's name (PROCESS notes), set when handed to done */
 };
 
@@ -820,9 +855,9 @@ void bt_tracker_free(struct bt_tracker *tr);
  * [blkcg-path] text" or "bfqSHARED-[S|A] text"; device-level lines are
  * "cfq text" / "bfq text"; "elv switch: NAME" comes from the elevator core.
  * Queue lines are classified by their text into the slice markers of
- * DESIGN.md: backlog (add_to_rr, add to busy), leave (del_from_rr,
- * del from busy), service start (set_active, set_in_service_queue) and
- * service end (slice expired, expire ().
+ * btkit(7) "Slice wait": backlog (add_to_rr, add to busy), leave
+ * (del_from_rr, del from busy), service start (set_active,
+ * set_in_service_queue) and service end (slice expired, expire ().
  */
 enum bt_sched_kind {
 	BT_SCHED_UNKNOWN = 0,	/* not a scheduler message we know */
@@ -872,7 +907,7 @@ char *bt_sched_queue_name(const struct bt_sched_msg *m, char *buf, size_t len);
 /* lib/slice.c */
 
 /*
- * Slice waits (DESIGN.md "Slice wait"), from both sources at once:
+ * Slice waits (btkit(7) "Slice wait"), from both sources at once:
  * scheduler messages (a queue waits from backlog, or from the end of its
  * service while still backlogged, to its service start; a dispatch of one
  * of its own requests before that, as BFQ injection does, also ends the
@@ -923,8 +958,16 @@ int bt_slice_new(struct bt_slice **out, const struct bt_slice_opts *opts);
 int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 		  const struct bt_request *rq);
 /*
- * The tracker gave up on rq (BT_RQ_EXPIRED, from its done callback): stop
- * counting it as pending or in flight, so its owner can wait again.
+ * Before bt_tracker_new(): make the tracker hand its finished requests to
+ * s, which forgets the ones the tracker gave up on (bt_slice_forget).  A
+ * done callback already in *to is still called, after s's, so several
+ * analyses can share one tracker.
+ */
+void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to);
+/*
+ * The tracker gave up on rq (BT_RQ_EXPIRED; other requests are ignored):
+ * stop counting it as pending or in flight, so its owner can wait again.
+ * bt_slice_attach() calls it; a caller with its own done callback may.
  */
 void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq);
 /* End of trace: episodes still waiting go to the callback as censored. */
@@ -936,18 +979,21 @@ void bt_slice_free(struct bt_slice *s);
 /* lib/sync.c */
 
 /*
- * fdatasync episodes (DESIGN.md "fdatasync episode") per device and pid:
+ * fdatasync episodes (btkit(7) "fdatasync episode") per device and pid:
  * open at the Q of a sync write or flush-class bio, data phase until every
  * write bio of the episode completed (bios are followed by sector range,
  * so merges and splits do not matter), then the first flush-class bio
  * queued by the pid itself or a journal thread (or anyone with any_flush)
- * closes the episode at its completion.
+ * closes the episode at its completion.  A journal thread (jbd2/...,
+ * kjournald, journal_pids) has episodes of its own too: from its first
+ * sync write (journal blocks) or flush to the completion of its commit,
+ * flagged BT_SYNC_JOURNAL.
  */
 struct bt_sync;
 
 /* struct bt_sync_ep flags: how the episode closed. */
 #define BT_SYNC_SELF		(1u << 0)	/* the pid's own empty flush */
-#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's (or, any_flush, another pid's) flush */
+#define BT_SYNC_JOURNAL		(1u << 1)	/* a journal thread's flush (any_flush: anyone's), or its own commit */
 #define BT_SYNC_FUA		(1u << 2)	/* the pid's data-bearing PREFLUSH/FUA write */
 #define BT_SYNC_NOFLUSH		(1u << 3)	/* no flush within the window: closed at data end */
 #define BT_SYNC_INVALID		(1u << 4)	/* the pid queued other I/O meanwhile */
@@ -986,5 +1032,102 @@ void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);
 /* 1 when comm names a journal thread ("jbd2/sda1-8", "kjournald"). */
 int bt_sync_is_journal(const char *comm);
+
+/* lib/merge.c */
+
+/*
+ * Merge ratios (btkit(7) "Merge ratio") per device and op (R, W, all),
+ * optionally per owner process, computed as btt's "Device Merge
+ * Information": #Q = Q events with bytes plus requeues, raised to #D;
+ * #D = D events with bytes; blocks from completions, their average over
+ * #D; nothing of a device counted before its first Q or A (btt drops
+ * those events).  Unlike btt, cgroup-flagged events count.  Feed every
+ * event with the request the tracker says it touched, and route the
+ * tracker's finished requests to it with bt_merge_attach() (bios per
+ * request).  Memory follows the number of (device, owner) pairs.
+ */
+struct bt_merge;
+
+struct bt_merge_opts {
+	int per_pid;		/* rows per owner (pid of the request's first Q) */
+	int has_pid;		/* only the requests pid owns */
+	uint32_t pid;
+};
+
+struct bt_merge_row {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid */
+	const char *op;		/* "R", "W" or "all" */
+	uint64_t q;		/* bios queued with bytes plus requeues, at least d */
+	uint64_t back, front;	/* back and front merges */
+	uint64_t d;		/* requests dispatched with bytes */
+	double ratio;		/* q / d; 0 without d */
+	double bios_per_rq;	/* bios per completed request with bytes; 0 if none */
+	uint64_t blk_min, blk_avg, blk_max, blk_total;	/* 512-byte blocks; avg over d */
+};
+
+/* 0 or -ENOMEM / -EINVAL. */
+int bt_merge_new(struct bt_merge **out, const struct bt_merge_opts *opts);
+/*
+ * Before bt_tracker_new(): make the tracker hand its finished requests to
+ * m.  A done callback already in *to is still called, after m's, so
+ * several analyses can share one tracker.
+ */
+void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to);
+/* One event (notes, PC ignored) and its request (NULL if none).  0 or -ENOMEM. */
+int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
+		  const struct bt_request *rq);
+/*
+ * The rows, sorted by device and owner, R, W, all within: an op row without
+ * any count is skipped, "all" never.  row is called for each; the row is
+ * valid during the call.  0, or -ENOMEM when an earlier allocation failed.
+ */
+int bt_merge_rows(struct bt_merge *m,
+		  void (*row)(const struct bt_merge_row *r, void *arg), void *arg);
+void bt_merge_free(struct bt_merge *m);
+
+/* lib/size.c */
+
+/*
+ * Request-size histograms (btkit(7) "Size histogram"): power-of-two
+ * buckets of bytes per device and op, optionally per owner process, of
+ * the D events (what the device saw: every D, completed or not,
+ * pass-through commands included) or of the Q events (what was
+ * submitted).  Ops: 'R', 'W', 'D' discard, 'F' flush without data, 'N'
+ * any other event without data.  The owner needs the tracker's request;
+ * without per_pid and has_pid, rq may always be NULL.
+ */
+struct bt_size;
+
+struct bt_size_opts {
+	int at_q;		/* count Q events instead of D */
+	int per_pid;		/* histograms per owner (pid of the request's first Q) */
+	int has_pid;		/* only the events of requests pid owns */
+	uint32_t pid;
+};
+
+struct bt_size_hist {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;		/* owner; 0 without per_pid */
+	char op;		/* 'R', 'W', 'D', 'F' or 'N' */
+	const struct bt_log2 *h;	/* bytes; never empty */
+};
+
+/* 0 or -ENOMEM / -EINVAL. */
+int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts);
+/*
+ * One event and the request bt_tracker_feed() said it touched (NULL if
+ * none: the owner is then the event's pid).  0 or -ENOMEM.
+ */
+int bt_size_feed(struct bt_size *s, const struct bt_event *ev,
+		 const struct bt_request *rq);
+/*
+ * The non-empty histograms, sorted by device and owner, in op order R, W,
+ * D, F, N within; hist is called for each, valid during the call.
+ */
+void bt_size_rows(struct bt_size *s,
+		  void (*hist)(const struct bt_size_hist *h, void *arg),
+		  void *arg);
+void bt_size_free(struct bt_size *s);
 
 #endif /* BTKIT_H */

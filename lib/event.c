@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * event.c - what one decoded record means: the action letters and rwbs
- * string exactly as blkparse prints them, and the payloads of remap,
- * split, unplug and note records.  The reader has already put every
+ * string exactly as blkparse prints them (with the zone actions and zone
+ * operations of version 8), and the payloads of remap, split, unplug and
+ * note records.  The reader has already put every
  * header field and the TIMESTAMP payload in host order; remap, split and
  * unplug payloads stay big-endian because the kernel writes them so.
  */
@@ -29,6 +30,9 @@ static const char *const act_letters[] = {
 	/* blkparse prints neither; these names are ours. */
 	[BT_A_ABORT] = "AB",
 	[BT_A_DRV_DATA] = "DD",
+	/* Zone write plugging (version 8): the labels of blkparse's v8 series. */
+	[BT_A_ZONE_PLUG] = "ZP",
+	[BT_A_ZONE_UNPLUG] = "ZU",
 };
 
 const char *bt_event_letters(const struct bt_event *e)
@@ -54,24 +58,46 @@ const char *bt_event_letters(const struct bt_event *e)
 
 /*
  * blkparse's order: leading F for a flush, then one of D (discard wins
- * over write), W, R (any bytes) or N, then F for FUA, A readahead, S sync,
- * M meta.  The READ category is not consulted, as in blkparse.
+ * over write), a zone operation (version 8: ZA append, ZR reset, ZRA
+ * reset all, ZF finish, ZO open, ZC close, tested in that order, before
+ * W because a zone append is also a write), W, R (any bytes) or N, then F
+ * for FUA, A readahead, S sync, M meta.  The READ category is not
+ * consulted, as in blkparse.
  */
 char *bt_event_rwbs(const struct bt_event *e, char *buf)
 {
+	static const struct {
+		uint32_t cat;
+		char label[4];
+	} zone[] = {
+		{ BT_TC_ZONE_APPEND, "ZA" },
+		{ BT_TC_ZONE_RESET, "ZR" },
+		{ BT_TC_ZONE_RESET_ALL, "ZRA" },
+		{ BT_TC_ZONE_FINISH, "ZF" },
+		{ BT_TC_ZONE_OPEN, "ZO" },
+		{ BT_TC_ZONE_CLOSE, "ZC" },
+	};
 	uint32_t c = e->category;
+	const char *zl = NULL;
 	int i = 0;
 
+	for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]) && !zl; z++)
+		if (c & zone[z].cat)
+			zl = zone[z].label;
 	if (c & BT_TC_FLUSH)
 		buf[i++] = 'F';
-	if (c & BT_TC_DISCARD)
+	if (c & BT_TC_DISCARD) {
 		buf[i++] = 'D';
-	else if (c & BT_TC_WRITE)
+	} else if (zl) {
+		while (*zl)
+			buf[i++] = *zl++;
+	} else if (c & BT_TC_WRITE) {
 		buf[i++] = 'W';
-	else if (e->bytes)
+	} else if (e->bytes) {
 		buf[i++] = 'R';
-	else
+	} else {
 		buf[i++] = 'N';
+	}
 	if (c & BT_TC_FUA)
 		buf[i++] = 'F';
 	if (c & BT_TC_AHEAD)

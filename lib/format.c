@@ -20,8 +20,8 @@ enum shape {
 	SH_DONE,	/* C, R: sector + count [error] */
 	SH_QUEUE,	/* D, I, Q, B: sector + count [comm] */
 	SH_MERGE,	/* M, F, G, S: sector + count [comm] */
-	SH_PLUG,	/* P: [comm] */
-	SH_UNPLUG,	/* U, UT: [comm] requests */
+	SH_PLUG,	/* P, ZP: [comm] */
+	SH_UNPLUG,	/* U, UT, ZU: [comm] requests */
 	SH_REMAP,	/* A: sector + count <- (maj,min) from */
 	SH_SPLIT,	/* X: sector / new [comm] */
 	SH_MSG,		/* m: message text */
@@ -50,6 +50,9 @@ static const struct act_info acts[] = {
 	[BT_A_SPLIT]		= { "X",  SH_SPLIT,  0, 0 },
 	[BT_A_BOUNCE]		= { "B",  SH_QUEUE,  0, 0 },
 	[BT_A_REMAP]		= { "A",  SH_REMAP,  0, 0 },
+	/* Version 8's zone write plugging, as blkparse's v8 series prints it. */
+	[BT_A_ZONE_PLUG]	= { "ZP", SH_PLUG,   0, 0 },
+	[BT_A_ZONE_UNPLUG]	= { "ZU", SH_UNPLUG, 0, 0 },
 };
 #define NACTS (sizeof(acts) / sizeof(acts[0]))
 
@@ -79,6 +82,14 @@ static enum shape shape_of(const struct bt_event *e, unsigned flags)
 	if (e->action == BT_A_DRV_DATA && !(e->category & BT_TC_PC))
 		return SH_NONE;
 	if (e->action >= NACTS || !acts[e->action].letters[0])
+		return SH_BAD;
+	/*
+	 * Only version-8 records have zone actions (the kernel writes ZP and
+	 * ZU for BLKTRACESETUP2 traces only): elsewhere, and for 1.2.0, which
+	 * predates them, they stay "Bad fs action".
+	 */
+	if (e->action >= BT_A_ZONE_PLUG &&
+	    ((flags & BT_FMT_V120) || e->version != BT_VERSION_8))
 		return SH_BAD;
 	a = &acts[e->action];
 	if ((e->category & BT_TC_PC) && !a->pc)
@@ -205,6 +216,8 @@ static uint64_t be64(const unsigned char *b)
 /*
  * blkparse reads these payloads without checking their length; a short
  * one prints 0 here instead of whatever followed the record in memory.
+ * ZU always is one: the kernel gives it sector and bytes but no payload,
+ * yet blkparse's v8 series prints a count after the name as for U.
  */
 static uint64_t pdu_u64(const struct bt_event *e)
 {
@@ -326,7 +339,7 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 	struct bt_remap r;
 	uint32_t dev = e->dev;
 	int pc = (e->category & BT_TC_PC) != 0;
-	char rwbs[8];
+	char rwbs[BT_RWBS_LEN];
 	char *p = buf;
 
 	if (sh == SH_NONE || sh == SH_BAD)
@@ -451,6 +464,7 @@ size_t bt_format_detail(char *buf, const struct bt_event *e)
 		break;
 	case BT_A_UNPLUG_IO:
 	case BT_A_UNPLUG_TIMER:
+	case BT_A_ZONE_UNPLUG:
 		p = put_u64(p, (uint32_t)pdu_u64(e));
 		break;
 	default:

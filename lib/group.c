@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "btkit.h"
+#include "internal.h"
 
 /* The value starts after the key, aligned for any type. */
 #define VALUE_OFF \
@@ -23,61 +23,30 @@
 struct bt_group {
 	unsigned char *ent;	/* count entries of stride bytes: key, value */
 	size_t stride, count, cap;
-	uint32_t *idx;		/* slots: entry number + 1, 0 when free */
-	size_t slots;		/* power of two, 0 before the first group */
+	struct bt_map idx;	/* (dev, pid, sub) -> entry number + 1 */
 };
-
-static size_t hash3(uint32_t dev, uint32_t pid, uint32_t sub)
-{
-	uint64_t k = ((uint64_t)dev << 32 | pid) ^ (uint64_t)sub << 17;
-
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
-}
 
 static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
 {
 	return (struct bt_group_key *)(void *)(g->ent + i * g->stride);
 }
 
-/* The slot of the key, or the free slot where it would go. */
-static uint32_t *slot_of(const struct bt_group *g, uint32_t dev, uint32_t pid,
+static uint32_t index_of(const struct bt_group *g, uint32_t dev, uint32_t pid,
 			 uint32_t sub)
 {
-	size_t i = hash3(dev, pid, sub) & (g->slots - 1);
-
-	for (;; i = (i + 1) & (g->slots - 1)) {
-		const struct bt_group_key *k;
-
-		if (!g->idx[i])
-			return &g->idx[i];
-		k = key_at(g, g->idx[i] - 1);
-		if (k->dev == dev && k->pid == pid && k->sub == sub)
-			return &g->idx[i];
-	}
+	return bt_map_get(&g->idx, (uint64_t)dev << 32 | pid, sub);
 }
 
+/* Entries move when sorted: index them again (room is there already). */
 static void rebuild(struct bt_group *g)
 {
-	memset(g->idx, 0, g->slots * sizeof(*g->idx));
+	bt_map_clear(&g->idx);
 	for (size_t i = 0; i < g->count; i++) {
 		const struct bt_group_key *k = key_at(g, i);
 
-		*slot_of(g, k->dev, k->pid, k->sub) = (uint32_t)(i + 1);
+		bt_map_put(&g->idx, (uint64_t)k->dev << 32 | k->pid, k->sub,
+			   (uint32_t)(i + 1));
 	}
-}
-
-static int grow_index(struct bt_group *g)
-{
-	size_t slots = g->slots ? g->slots * 2 : 32;
-	uint32_t *idx = calloc(slots, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	free(g->idx);
-	g->idx = idx;
-	g->slots = slots;
-	rebuild(g);
-	return 0;
 }
 
 int bt_group_new(struct bt_group **out, size_t value_size)
@@ -99,25 +68,19 @@ int bt_group_new(struct bt_group **out, size_t value_size)
 void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
 		    uint32_t sub)
 {
-	uint32_t *s;
+	uint32_t i = index_of(g, dev, pid, sub);
 
-	if (!g->count)
-		return NULL;
-	s = slot_of(g, dev, pid, sub);
-	return *s ? (unsigned char *)key_at(g, *s - 1) + VALUE_OFF : NULL;
+	return i ? (unsigned char *)key_at(g, i - 1) + VALUE_OFF : NULL;
 }
 
 void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 		   uint32_t sub)
 {
 	struct bt_group_key *k;
-	uint32_t *s;
+	uint32_t i = index_of(g, dev, pid, sub);
 
-	if (g->count) {
-		s = slot_of(g, dev, pid, sub);
-		if (*s)
-			return (unsigned char *)key_at(g, *s - 1) + VALUE_OFF;
-	}
+	if (i)
+		return (unsigned char *)key_at(g, i - 1) + VALUE_OFF;
 	if (g->count == UINT32_MAX - 1)
 		return NULL;
 	if (g->count == g->cap) {
@@ -132,7 +95,8 @@ void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 		g->ent = e;
 		g->cap = n;
 	}
-	if ((g->count + 1) * 2 > g->slots && grow_index(g) < 0)
+	if (bt_map_put(&g->idx, (uint64_t)dev << 32 | pid, sub,
+		       (uint32_t)(g->count + 1)) < 0)
 		return NULL;
 	k = key_at(g, g->count);
 	memset(k, 0, g->stride);
@@ -140,7 +104,6 @@ void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 	k->pid = pid;
 	k->sub = sub;
 	g->count++;
-	*slot_of(g, dev, pid, sub) = (uint32_t)g->count;
 	return (unsigned char *)k + VALUE_OFF;
 }
 
@@ -182,6 +145,6 @@ void bt_group_free(struct bt_group *g)
 	if (!g)
 		return;
 	free(g->ent);
-	free(g->idx);
+	bt_map_free(&g->idx);
 	free(g);
 }

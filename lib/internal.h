@@ -7,6 +7,7 @@
 #ifndef BTKIT_INTERNAL_H
 #define BTKIT_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "btkit.h"
@@ -52,6 +53,82 @@ static inline uint32_t bt_be32(const unsigned char *p)
 static inline uint64_t bt_be64(const unsigned char *p)
 {
 	return (uint64_t)bt_be32(p) << 32 | bt_be32(p + 4);
+}
+
+/*
+ * lib/map.c: the library's one hash map, from a 128-bit key (k0, k1) to a
+ * non-zero u32 (usually an index + 1 into the caller's dense array).
+ * Zero-initialised or bt_map_init()ed; grows itself, at most half full.
+ */
+struct bt_map_slot {
+	uint64_t k0, k1;
+	uint32_t val;		/* 0: free slot */
+};
+
+struct bt_map {
+	struct bt_map_slot *slot;
+	size_t mask;		/* slots - 1 (a power of two), 0 when none */
+	size_t n;		/* keys held */
+};
+
+void bt_map_init(struct bt_map *m);
+void bt_map_free(struct bt_map *m);
+void bt_map_clear(struct bt_map *m);
+/* Room for n keys without growing: 0 or -ENOMEM. */
+int bt_map_reserve(struct bt_map *m, size_t n);
+/* Insert or replace; val must not be 0.  0, -EINVAL or -ENOMEM. */
+int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val);
+/* Remove the key: its value, or 0 when it was absent. */
+uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1);
+
+static inline size_t bt_map_hash(uint64_t k0, uint64_t k1)
+{
+	uint64_t h = (k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The value of the key, or 0 when absent. */
+static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
+				  uint64_t k1)
+{
+	size_t i;
+
+	if (!m->n)
+		return 0;
+	for (i = bt_map_hash(k0, k1) & m->mask; m->slot[i].val;
+	     i = (i + 1) & m->mask)
+		if (m->slot[i].k0 == k0 && m->slot[i].k1 == k1)
+			return m->slot[i].val;
+	return 0;
+}
+
+/*
+ * An analysis that wants the tracker's finished requests puts its own done
+ * callback into the tracker's options and keeps the one that was there, to
+ * call after its own: several analyses then share one tracker.
+ */
+struct bt_done_link {
+	void (*fn)(const struct bt_request *rq, void *arg);
+	void *arg;
+};
+
+static inline void bt_done_chain(struct bt_done_link *next,
+				 struct bt_tracker_opts *to,
+				 void (*fn)(const struct bt_request *, void *),
+				 void *self)
+{
+	next->fn = to->done;
+	next->arg = to->arg;
+	to->done = fn;
+	to->arg = self;
+}
+
+static inline void bt_done_next(const struct bt_done_link *next,
+				const struct bt_request *rq)
+{
+	if (next->fn)
+		next->fn(rq, next->arg);
 }
 
 #endif /* BTKIT_INTERNAL_H */

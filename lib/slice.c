@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
+#include "internal.h"
 
 #define RING		1024	/* recent dispatches kept per device for top_other */
 #define TOP_SLOTS	16	/* distinct pids weighed when finding top_other */
@@ -76,6 +77,7 @@ struct bt_slice {
 	struct table owners;	/* key: pid */
 	struct table queues;	/* key: see queue_key() */
 	uint64_t now;		/* ns: latest event time */
+	struct bt_done_link next;	/* the tracker's callback before ours */
 };
 
 static uint64_t mix(uint64_t k, uint32_t dev)
@@ -513,14 +515,36 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 	}
 }
 
+/*
+ * Where a request was when the tracker gave up on it.  The tracker hands
+ * it over in state DONE, so tell from its times: at the driver after a D,
+ * unless a requeue came after that D (then back in the scheduler: its
+ * last event is the R, or an I after it); in the scheduler after a G or I
+ * without D; 0 for a bio never in a request.
+ */
+static enum bt_rq_state given_up_in(const struct bt_request *rq)
+{
+	if (rq->state != BT_RQS_DONE)
+		return (enum bt_rq_state)rq->state;
+	if (rq->d != BT_TIME_NONE &&
+	    !(rq->nrequeue > 0 && rq->last > rq->d &&
+	      !(rq->flags & BT_RQ_PARTIAL)))
+		return BT_RQS_ISSUED;
+	if (rq->g != BT_TIME_NONE || rq->i != BT_TIME_NONE || rq->nrequeue)
+		return BT_RQS_INSERTED;
+	return 0;
+}
+
 void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq)
 {
+	enum bt_rq_state where;
 	struct device *d;
 	struct ent *o;
 
 	if (!rq || !(rq->flags & BT_RQ_EXPIRED))
 		return;
-	if (rq->state == BT_RQS_ISSUED) {
+	where = given_up_in(rq);
+	if (where == BT_RQS_ISSUED) {
 		d = device_get(s, rq->dev, s->now);
 		if (d)
 			device_complete(d, s->now);
@@ -530,14 +554,28 @@ void bt_slice_forget(struct bt_slice *s, const struct bt_request *rq)
 	o = table_find(&s->owners, rq->dev, rq->pid);
 	if (!o)
 		return;
-	if (rq->state == BT_RQS_ISSUED) {
+	if (where == BT_RQS_ISSUED) {
 		if (o->inflight > 0)
 			o->inflight--;
-	} else if (rq->state == BT_RQS_GOT || rq->state == BT_RQS_INSERTED ||
-		   rq->state == BT_RQS_REQUEUED) {
+	} else if (where == BT_RQS_GOT || where == BT_RQS_INSERTED ||
+		   where == BT_RQS_REQUEUED) {
 		if (o->pending > 0)
 			o->pending--;
 	}
+}
+
+/* The tracker's finished requests: only the ones it gave up on matter. */
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct bt_slice *s = arg;
+
+	bt_slice_forget(s, rq);
+	bt_done_next(&s->next, rq);
+}
+
+void bt_slice_attach(struct bt_slice *s, struct bt_tracker_opts *to)
+{
+	bt_done_chain(&s->next, to, on_done, s);
 }
 
 void bt_slice_finish(struct bt_slice *s)

@@ -4,9 +4,11 @@
  * BT_DIST_EXACT samples are kept as they are, so small traces get exact
  * nearest-rank percentiles; past that the samples move into log-linear
  * buckets (64 per power of two, values below 128 exact), which bounds the
- * memory of a distribution whatever the trace length and keeps the
- * relative error of a quantile under 1/64.  Power-of-two histograms are
- * for biolatency-style size charts.
+ * memory of a distribution whatever the trace length.  A quantile is then
+ * the middle of the bucket holding the nearest-rank sample: at most half
+ * a bucket width, 2^(e-7) for values in [2^e, 2^(e+1)), from it, so the
+ * relative error stays under 1/128.  Power-of-two histograms are for
+ * biolatency-style size charts.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -178,4 +180,19 @@ void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi)
 		k = 64;
 	*lo = (uint64_t)1 << (k - 1);
 	*hi = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
+}
+
+int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi)
+{
+	unsigned k;
+
+	if (!h->total)
+		return 0;
+	for (k = 0; !h->count[k]; k++)
+		;
+	*lo = k;
+	for (k = 64; !h->count[k]; k--)
+		;
+	*hi = k;
+	return 1;
 }

@@ -246,6 +246,7 @@ static void add_io(struct io_stats *s, const struct bt_event *e, int pc)
 		}
 		break;
 	case BT_A_UNPLUG_IO:
+	case BT_A_ZONE_UNPLUG:	/* version 8: the v8 series counts it so */
 		s->io_unplugs++;
 		break;
 	case BT_A_UNPLUG_TIMER:
@@ -267,6 +268,7 @@ static int per_process(const struct bt_event *e, int pc)
 	case BT_A_FRONTMERGE:
 	case BT_A_UNPLUG_IO:
 	case BT_A_UNPLUG_TIMER:
+	case BT_A_ZONE_UNPLUG:
 		return !pc;
 	default:
 		return 0;

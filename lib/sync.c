@@ -4,7 +4,8 @@
  * flush) to the completion of the flush that made its data durable.  The
  * flush is often not the process's own: ext4 and ext3 hand the commit to a
  * journal thread (jbd2/sda1-8, kjournald), whose commit block carries
- * PREFLUSH and FUA and closes every episode waiting on that device.  Data
+ * PREFLUSH and FUA and closes every episode waiting on that device; the
+ * journal thread's own commits are its episodes, flagged journal.  Data
  * writes are followed as sector ranges rather than requests, because they
  * are merged into other requests (even other processes'), split, and
  * completed in pieces; a range is done when completions covered it.
@@ -244,8 +245,12 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 				set_cand(e, ev, BT_SYNC_JOURNAL);
 		}
 	}
-	if (journal)
-		return 0;
+	/*
+	 * The journal thread's own commit (journal blocks, then the commit
+	 * block with PREFLUSH and FUA) is an episode of its own, flagged
+	 * journal: on ext4 it is the durability latency there is to see
+	 * when nobody else flushes.
+	 */
 	e = find(s, ev->dev, ev->pid, &i);
 	if (is_flush(ev)) {
 		if (!e && !(e = open_ep(s, ev->dev, ev->pid, ev->time)))
@@ -253,11 +258,11 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 		if (e->has_cand)
 			return 0;	/* a second flush: the first one counts */
 		if (ev->bytes > 0) {
-			set_cand(e, ev, BT_SYNC_FUA);
+			set_cand(e, ev, journal ? BT_SYNC_JOURNAL : BT_SYNC_FUA);
 			e->data_bytes += ev->bytes;	/* it carries data */
 		}
 		else if (e->nr == 0)
-			set_cand(e, ev, BT_SYNC_SELF);
+			set_cand(e, ev, journal ? BT_SYNC_JOURNAL : BT_SYNC_SELF);
 		/* an empty flush before the data completed does not count */
 		return 0;
 	}

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * table.c - report output shared by every tool: a header line, then rows,
- * as tab-separated text or RFC 4180 CSV.  A row is built in one reusable
- * buffer and written with a single fwrite when it ends, so a wrong cell
- * count can be refused before anything reaches the stream and the steady
- * state does no allocation.  CSV fields are quoted through libcsv, and only
- * when they need it, so numbers stay bare for spreadsheets and scripts.
- * Lines end in LF, not CRLF: the output is for pipes first.
+ * as tab-separated text or RFC 4180 CSV, or rows alone as JSON Lines (one
+ * object per row keyed by the column names).  A row is built in one
+ * reusable buffer and written with a single fwrite when it ends, so a wrong
+ * cell count can be refused before anything reaches the stream and the
+ * steady state does no allocation.  CSV fields are quoted through libcsv,
+ * and only when they need it, so numbers stay bare for spreadsheets and
+ * scripts.  Lines end in LF, not CRLF, in every format: the output is for
+ * pipes first, and readers of RFC 4180 (Python's csv, R, spreadsheets)
+ * take LF as well.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <csv.h>
@@ -23,6 +27,8 @@ struct bt_table {
 	char *row;		/* the row being built */
 	size_t len, cap;
 	int err;		/* sticky: first -errno met */
+	char *keys;		/* JSON: '{"col0":' then ',"colN":' per column */
+	size_t *koff;		/* JSON: ncols + 1 offsets into keys */
 };
 
 static int grow(struct bt_table *t, size_t n)
@@ -67,11 +73,127 @@ static int needs_quotes(const char *s, size_t n)
 	return n && (s[0] == ' ' || s[n - 1] == ' ');
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 when
+ * it is not one: overlong forms, surrogates and values past U+10FFFF are
+ * refused as RFC 8259 readers do.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * A JSON string.  Process names and messages come from the trace and may
+ * hold any byte: a byte that is not part of valid UTF-8 is written as the
+ * code point of the same value (\u00XX), so every line stays valid JSON.
+ */
+static void json_string(struct bt_table *t, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	char *p;
+
+	/* Escaping writes at most 6 bytes per input byte, plus two quotes. */
+	if (!reserve(t, 6 * n + 2))
+		return;
+	p = t->row + t->len;
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		size_t u;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*p++ = (char)c;
+			continue;
+		}
+		if (c >= 0x80 && (u = utf8_len(s + i, n - i))) {
+			memcpy(p, s + i, u);
+			p += u;
+			i += u - 1;
+			continue;
+		}
+		*p++ = '\\';
+		switch (c) {
+		case '"': *p++ = '"'; break;
+		case '\\': *p++ = '\\'; break;
+		case '\n': *p++ = 'n'; break;
+		case '\t': *p++ = 't'; break;
+		case '\r': *p++ = 'r'; break;
+		default:
+			memcpy(p, "u00", 3);
+			p[3] = hex[c >> 4];
+			p[4] = hex[c & 15];
+			p += 5;
+		}
+	}
+	*p++ = '"';
+	t->len = (size_t)(p - t->row);
+}
+
+/* Start a cell: the separator, or in JSON the column's key. */
+static void sep(struct bt_table *t)
+{
+	size_t i = t->ncells++, n;
+
+	if (t->fmt != BT_TABLE_JSON) {
+		if (i && reserve(t, 1))
+			t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+		return;
+	}
+	if (i >= t->ncols)
+		return;		/* a cell too many: the row will be refused */
+	n = t->koff[i + 1] - t->koff[i];
+	if (reserve(t, n)) {
+		memcpy(t->row + t->len, t->keys + t->koff[i], n);
+		t->len += n;
+	}
+}
+
+static void json_null(struct bt_table *t)
+{
+	if (reserve(t, 4)) {
+		memcpy(t->row + t->len, "null", 4);
+		t->len += 4;
+	}
+}
+
 /* Append one cell's text, with the separator and any quoting. */
 static void cell(struct bt_table *t, const char *s, size_t n)
 {
-	if (t->ncells++ && reserve(t, 1))
-		t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	sep(t);
+	if (t->fmt == BT_TABLE_JSON) {
+		/* "-" is how the text formats show a value that is absent. */
+		if (!n || (n == 1 && s[0] == '-'))
+			json_null(t);
+		else
+			json_string(t, s, n);
+		return;
+	}
 	if (t->fmt == BT_TABLE_CSV && needs_quotes(s, n)) {
 		/* Quoting at most doubles the text, plus two quotes. */
 		if (!reserve(t, 2 * n + 2))
@@ -97,10 +219,16 @@ static void cell(struct bt_table *t, const char *s, size_t n)
 /* A cell that needs neither quoting nor blanking: numbers. */
 static void cell_raw(struct bt_table *t, const char *s, size_t n)
 {
-	if (!reserve(t, n + 1))
+	if (t->fmt == BT_TABLE_JSON) {
+		sep(t);
+	} else {
+		if (!reserve(t, n + 1))
+			return;
+		if (t->ncells++)
+			t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	}
+	if (!reserve(t, n))
 		return;
-	if (t->ncells++)
-		t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
 	memcpy(t->row + t->len, s, n);
 	t->len += n;
 }
@@ -108,6 +236,8 @@ static void cell_raw(struct bt_table *t, const char *s, size_t n)
 /* Write the finished row and start a new one. */
 static void flush_row(struct bt_table *t)
 {
+	if (t->fmt == BT_TABLE_JSON && reserve(t, 1))
+		t->row[t->len++] = '}';
 	if (reserve(t, 1))
 		t->row[t->len++] = '\n';
 	if (!t->err && fwrite_unlocked(t->row, 1, t->len, t->fp) != t->len)
@@ -116,13 +246,45 @@ static void flush_row(struct bt_table *t)
 	t->ncells = 0;
 }
 
+/*
+ * JSON Lines has no header: each row names its columns.  The keys are
+ * escaped once here, with the '{' or ',' before them, and copied per cell.
+ */
+static int json_keys(struct bt_table *t, const char *const *cols)
+{
+	t->koff = malloc((t->ncols + 1) * sizeof(*t->koff));
+	if (!t->koff)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->ncols; i++) {
+		const char *c = cols[i] ? cols[i] : "";
+
+		t->koff[i] = t->len;
+		if (reserve(t, 1))
+			t->row[t->len++] = i ? ',' : '{';
+		json_string(t, c, strlen(c));
+		if (reserve(t, 1))
+			t->row[t->len++] = ':';
+	}
+	if (t->err)
+		return t->err;
+	t->koff[t->ncols] = t->len;
+	/* The row buffer built them; they move to their own. */
+	t->keys = malloc(t->len);
+	if (!t->keys)
+		return -ENOMEM;
+	memcpy(t->keys, t->row, t->len);
+	t->len = 0;
+	return 0;
+}
+
 int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 		 int header, const char *const *cols, size_t ncols)
 {
 	struct bt_table *t;
 
 	*out = NULL;
-	if (!fp || !ncols || (fmt != BT_TABLE_TSV && fmt != BT_TABLE_CSV))
+	if (!fp || !ncols || (fmt != BT_TABLE_TSV && fmt != BT_TABLE_CSV &&
+			      fmt != BT_TABLE_JSON))
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -130,18 +292,24 @@ int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 	t->fp = fp;
 	t->fmt = fmt;
 	t->ncols = ncols;
-	if (header) {
+	if (fmt == BT_TABLE_JSON) {
+		if (json_keys(t, cols) < 0)
+			goto nomem;
+	} else if (header) {
 		for (size_t i = 0; i < ncols; i++)
 			bt_table_str(t, cols[i]);
 		flush_row(t);
 	}
-	if (t->err == -ENOMEM || !reserve(t, 256)) {
-		free(t->row);
-		free(t);
-		return -ENOMEM;
-	}
+	if (t->err == -ENOMEM || !reserve(t, 256))
+		goto nomem;
 	*out = t;
 	return 0;
+nomem:
+	free(t->keys);
+	free(t->koff);
+	free(t->row);
+	free(t);
+	return -ENOMEM;
 }
 
 void bt_table_str(struct bt_table *t, const char *s)
@@ -209,6 +377,12 @@ void bt_table_double(struct bt_table *t, double v, int decimals)
 	char buf[64];
 	int n;
 
+	if (t->fmt == BT_TABLE_JSON && !isfinite(v)) {
+		/* JSON has no NaN or infinity. */
+		sep(t);
+		json_null(t);
+		return;
+	}
 	if (decimals < 0)
 		decimals = 0;
 	if (decimals > 17)
@@ -252,6 +426,8 @@ int bt_table_free(struct bt_table *t)
 	err = t->err;
 	if (fflush(t->fp) != 0 || ferror(t->fp))
 		err = err ? err : -EIO;
+	free(t->keys);
+	free(t->koff);
 	free(t->row);
 	free(t);
 	return err;

@@ -188,6 +188,11 @@ static char op_of(uint32_t category, uint32_t bytes)
 {
 	if (category & BT_TC_DISCARD)
 		return 'D';
+	/* Version 8: an append writes data, a zone command moves no data. */
+	if (category & BT_TC_ZONE_APPEND)
+		return 'W';
+	if (category & BT_TC_ZONE_MGMT)
+		return 'N';
 	if ((category & BT_TC_FLUSH) && bytes == 0)
 		return 'F';
 	if (category & BT_TC_WRITE)
@@ -666,6 +671,57 @@ static struct bt_request *on_complete(struct bt_tracker *tr,
 	return finish(tr, x, 0);
 }
 
+/*
+ * A zone append (version 8) is a write whose sector the device chooses:
+ * its Q, G, I and D name the start of the zone, only its C the sector
+ * written, and several appends to one zone are in flight at once under
+ * that one start.  Its C is the oldest issued append on the device whose
+ * D went to the zone holding the written sector, i.e. whose D sector is
+ * the nearest at or below it; one of the same size wins over others, as
+ * appends to one zone may complete out of order.  The request then takes
+ * the written sector.  The record the kernel adds when it gives the bio
+ * that sector (BLK_TA_ZONE_APPEND: a C without the COMPLETE category)
+ * follows the request's own C and completes nothing.
+ */
+static struct bt_request *on_zone_append_complete(struct bt_tracker *tr,
+						  const struct bt_event *ev)
+{
+	struct ent *best = NULL;
+
+	if (!(ev->category & BT_TC_COMPLETE))
+		return NULL;
+	for (uint32_t k = tr->head; k; k = tr->pool[k - 1].next) {
+		struct ent *x = &tr->pool[k - 1];
+
+		if (x->rq.dev != ev->dev || x->rq.state != BT_RQS_ISSUED ||
+		    !(x->rq.category & BT_TC_ZONE_APPEND) ||
+		    x->d_sector > ev->sector)
+			continue;
+		if (best && x->d_sector == best->d_sector) {
+			int xs = x->rq.bytes == ev->bytes;
+			int bs = best->rq.bytes == ev->bytes;
+
+			if (xs < bs || (xs == bs && x->rq.d >= best->rq.d))
+				continue;
+		} else if (best && x->d_sector < best->d_sector) {
+			continue;
+		}
+		best = x;
+	}
+	if (!best) {
+		tr->st.unmatched++;
+		return NULL;
+	}
+	best->rq.c = best->rq.last = ev->time;
+	if (ev->error) {
+		best->rq.flags |= BT_RQ_ERROR;
+		best->rq.error = ev->error;
+	}
+	best->rq.sector = ev->sector;
+	tr->st.completed++;
+	return finish(tr, best, BT_RQ_ZONE_APPEND);
+}
+
 static struct bt_request *on_requeue(struct bt_tracker *tr,
 					   const struct bt_event *ev)
 {
@@ -838,7 +894,10 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		r = on_issue(tr, ev);
 		break;
 	case BT_A_COMPLETE:
-		r = on_complete(tr, ev);
+		if (ev->category & BT_TC_ZONE_APPEND)
+			r = on_zone_append_complete(tr, ev);
+		else
+			r = on_complete(tr, ev);
 		break;
 	case BT_A_REQUEUE:
 		r = on_requeue(tr, ev);

@@ -71,12 +71,14 @@ static void print_text(struct cat *c, const struct bt_event *e, uint64_t rel)
 	}
 	c->out_len += bt_format_line(c->out + c->out_len, e, rel,
 				     bt_blkorder_comm(c->ord, e->pid), c->fmt_flags);
+	if (c->o.line_buffered)
+		out_flush(c);
 }
 
 static void print_csv(struct cat *c, const struct bt_event *e, uint64_t rel)
 {
 	struct bt_table *t = c->table;
-	char rwbs[8];
+	char rwbs[BT_RWBS_LEN];
 	size_t need = bt_format_bound(e) + 1, n;
 
 	if (c->detail_cap < need) {
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
 	c.out = malloc(OUT_SIZE);
 	if (!c.out)
 		die_nomem(&c);
-	if (c.o.csv)
+	if (c.o.csv || c.o.json)
 		c.table = bt_tool_table(&c.o, csv_cols, BT_NCOLS(csv_cols));
 	run(&c, r);
 	out_flush(&c);

@@ -4,8 +4,8 @@
  * thread per traced process, and report per process how long the I/Os took
  * and how late they went out.  Without --target the target is a scratch
  * loop device on a sparse temporary file, so nothing of the machine's is
- * touched; an explicit target passes the safety rules of btreplay(1)
- * "Safety" first (lib/replay_target.c, as is the scheduler policy).
+ * touched; an explicit target first passes the safety rules of
+ * btreplay(1) "Safety" (lib/replay_target.c, as is the scheduler policy).
  * Whatever it changes (scheduler, tunables, tracing) it puts back on exit,
  * on error and on SIGINT/SIGTERM; the scratch device detaches itself when
  * its last descriptor closes, even if btreplay is killed.

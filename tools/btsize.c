@@ -2,141 +2,79 @@
 /*
  * btsize - request-size histograms in power-of-two buckets, per device and
  * op: R, W, D (discard), F (flush without data) and N (any other request
- * without data).  By default every D event counts (what the device saw);
- * --at=Q counts every Q event instead (what was submitted).  -P splits by
- * owner process, the pid of the first bio of the request the event belongs
- * to; -g draws biolatency-style bar charts instead of the table.
+ * without data), computed by lib/size.c (btkit(7) "Size histogram").  By
+ * default every D event counts (what the device saw); --at=Q counts every
+ * Q event instead (what was submitted).  -P splits by owner process, the
+ * pid of the first bio of the request the event belongs to, which needs
+ * the tracker; -g draws biolatency-style bar charts instead of the table.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
 
-enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
-static const char op_name[NOPS][2] = { "R", "W", "D", "F", "N" };
-
-struct grp {
-	struct bt_log2 h[NOPS];
-};
-
 struct size {
 	struct bt_opts o;
-	bool per_pid, graph, at_q, has_pid;
-	uint32_t want_pid;
-	struct bt_group *g;	/* struct grp by dev and owner pid */
+	struct bt_size_opts so;
+	bool graph;
 	const struct bt_reader *r;
+	struct bt_table *t;
 };
 
-static struct grp *grp_get(struct size *s, uint32_t dev, uint32_t pid)
+static void put_row(const struct bt_size_hist *x, void *arg)
 {
-	struct grp *x = bt_group_get(s->g, dev, s->per_pid ? pid : 0, 0);
+	struct size *s = arg;
+	const char op[2] = { x->op, 0 };
+	unsigned lo, hi;
 
-	if (!x)
-		bt_tool_nomem(&s->o);
-	return x;
-}
+	bt_log2_span(x->h, &lo, &hi);
+	for (unsigned k = lo; k <= hi; k++) {
+		uint64_t a, b;
 
-static int op_of(const struct bt_event *ev)
-{
-	if (ev->category & BT_TC_DISCARD)
-		return OP_D;
-	if (ev->bytes == 0)
-		return (ev->category & BT_TC_FLUSH) ? OP_F : OP_N;
-	return (ev->category & BT_TC_WRITE) ? OP_W : OP_R;
-}
-
-/* Buckets from the first to the last non-empty one. */
-static int span(const struct bt_log2 *h, unsigned *lo, unsigned *hi)
-{
-	unsigned k;
-
-	if (!h->total)
-		return 0;
-	for (k = 0; !h->count[k]; k++)
-		;
-	*lo = k;
-	for (k = 64; !h->count[k]; k--)
-		;
-	*hi = k;
-	return 1;
-}
-
-static void print_table(struct size *s, struct bt_table *t)
-{
-	struct bt_group_key key;
-	const struct grp *g;
-
-	for (size_t i = 0; (g = bt_group_at(s->g, i, &key)); i++) {
-
-		for (int op = 0; op < NOPS; op++) {
-			const struct bt_log2 *h = &g->h[op];
-			unsigned lo, hi;
-
-			if (!span(h, &lo, &hi))
-				continue;
-			for (unsigned k = lo; k <= hi; k++) {
-				uint64_t a, b;
-
-				bt_log2_bounds(k, &a, &b);
-				bt_table_dev(t, key.dev);
-				if (s->per_pid) {
-					bt_table_u64(t, key.pid);
-					bt_table_str(t, bt_tool_comm(s->r, key.pid));
-				}
-				bt_table_str(t, op_name[op]);
-				bt_table_u64(t, a);
-				bt_table_u64(t, b);
-				bt_table_u64(t, h->count[k]);
-				bt_table_double(t, 100.0 * (double)h->count[k] /
-						(double)h->total, 2);
-				bt_table_end_row(t);
-			}
+		bt_log2_bounds(k, &a, &b);
+		bt_table_dev(s->t, x->dev);
+		if (s->so.per_pid) {
+			bt_table_u64(s->t, x->pid);
+			bt_table_str(s->t, bt_tool_comm(s->r, x->pid));
 		}
+		bt_table_str(s->t, op);
+		bt_table_u64(s->t, a);
+		bt_table_u64(s->t, b);
+		bt_table_u64(s->t, x->h->count[k]);
+		bt_table_double(s->t, 100.0 * (double)x->h->count[k] /
+				(double)x->h->total, 2);
+		bt_table_end_row(s->t);
 	}
 }
 
 /* Like bcc's biolatency: one bar per bucket, 40 stars for the largest. */
-static void print_graph(struct size *s)
+static void put_graph(const struct bt_size_hist *x, void *arg)
 {
 	static const char stars[] = "****************************************";
+	const struct size *s = arg;
+	uint64_t max = 0;
+	unsigned lo, hi;
 
-	struct bt_group_key key;
-	const struct grp *g;
+	bt_log2_span(x->h, &lo, &hi);
+	for (unsigned k = lo; k <= hi; k++)
+		if (x->h->count[k] > max)
+			max = x->h->count[k];
+	printf("dev %u,%u", BT_DEV_MAJOR(x->dev), BT_DEV_MINOR(x->dev));
+	if (s->so.per_pid)
+		printf(" pid %" PRIu32 " comm %s", x->pid,
+		       bt_tool_comm(s->r, x->pid));
+	printf(" op %c (%s events)\n", x->op, s->so.at_q ? "Q" : "D");
+	printf("%28s : count     distribution\n", "bytes");
+	for (unsigned k = lo; k <= hi; k++) {
+		uint64_t a, b;
+		int n = (int)(40 * x->h->count[k] / max);
 
-	for (size_t i = 0; (g = bt_group_at(s->g, i, &key)); i++) {
-
-		for (int op = 0; op < NOPS; op++) {
-			const struct bt_log2 *h = &g->h[op];
-			uint64_t max = 0;
-			unsigned lo, hi;
-
-			if (!span(h, &lo, &hi))
-				continue;
-			for (unsigned k = lo; k <= hi; k++)
-				if (h->count[k] > max)
-					max = h->count[k];
-			printf("dev %u,%u", BT_DEV_MAJOR(key.dev),
-			       BT_DEV_MINOR(key.dev));
-			if (s->per_pid)
-				printf(" pid %" PRIu32 " comm %s", key.pid,
-				       bt_tool_comm(s->r, key.pid));
-			printf(" op %s (%s events)\n", op_name[op],
-			       s->at_q ? "Q" : "D");
-			printf("%28s : count     distribution\n", "bytes");
-			for (unsigned k = lo; k <= hi; k++) {
-				uint64_t a, b;
-				int n = (int)(40 * h->count[k] / max);
-
-				bt_log2_bounds(k, &a, &b);
-				printf("%12" PRIu64 " -> %-12" PRIu64 " : %-9"
-				       PRIu64 "|%-40.*s|\n", a, b, h->count[k],
-				       n, stars);
-			}
-			printf("\n");
-		}
+		bt_log2_bounds(k, &a, &b);
+		printf("%12" PRIu64 " -> %-12" PRIu64 " : %-9" PRIu64
+		       "|%-40.*s|\n", a, b, x->h->count[k], n, stars);
 	}
+	printf("\n");
 }
 
 static void usage(const char *prog)
@@ -165,38 +103,33 @@ static void parse_args(struct size *s, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&s->o, argv[0]);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pg",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&s->o, ch, optarg))
-			continue;
+	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "Pg",
+				 longopts, usage)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(s->o.prog);
-			exit(BT_EXIT_OK);
 		case 'A':
 			if (!strcmp(optarg, "D"))
-				s->at_q = false;
+				s->so.at_q = 0;
 			else if (!strcmp(optarg, "Q"))
-				s->at_q = true;
+				s->so.at_q = 1;
 			else
 				bt_usage_error(&s->o, "bad --at '%s' (want D or Q)",
 					       optarg);
 			break;
 		case 'P':
-			s->per_pid = true;
+			s->so.per_pid = 1;
 			break;
 		case 'g':
 			s->graph = true;
 			break;
-		default:
-			bt_opts_bad_option(&s->o, argv, "dpw");
 		}
 	}
 	/* -p selects owners, not events: D runs in other contexts. */
-	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
-	if (s->has_pid)
-		s->per_pid = true;
+	if (s->graph && s->o.csv)
+		bt_usage_error(&s->o, "-g draws bar charts, which have no CSV "
+			       "form: use -g or -c");
+	s->so.has_pid = bt_opts_take_pid(&s->o, &s->so.pid);
+	if (s->so.has_pid)
+		s->so.per_pid = 1;
 }
 
 int main(int argc, char **argv)
@@ -210,57 +143,42 @@ int main(int argc, char **argv)
 	};
 	static struct size s;
 	struct bt_tracker *tr = NULL;
-	const struct bt_request *rq;
+	const struct bt_request *rq = NULL;
+	struct bt_size *sz;
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
-	uint32_t want;
-	int rc, status = BT_EXIT_OK;
+	uint32_t seen = 0;
+	int rc, status;
 
 	parse_args(&s, argc, argv);
-	r = bt_tool_open(&s.o, argc, argv);
-	s.r = r;
-	if (bt_group_new(&s.g, sizeof(struct grp)) < 0)
+	s.r = r = bt_tool_open(&s.o, argc, argv);
+	if (bt_size_new(&sz, &s.so) < 0)
 		bt_tool_nomem(&s.o);
-	want = s.at_q ? BT_A_QUEUE : BT_A_ISSUE;
 	/* Owners need the tracker; plain histograms do not. */
-	if (s.per_pid && bt_tracker_new(&tr, NULL) < 0)
+	if (s.so.per_pid && bt_tracker_new(&tr, NULL) < 0)
 		bt_tool_nomem(&s.o);
 	while ((rc = bt_tool_next(&s.o, r, &ev, &first)) > 0) {
-		uint32_t pid = 0;
-
-		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
-			continue;
-		if (tr) {
+		tool_seen(&seen, &ev);
+		if (tr)
 			bt_tracker_feed(tr, &ev, &rq);
-			pid = rq ? rq->pid : ev.pid;
-		}
-		if (ev.action != want || (s.has_pid && pid != s.want_pid))
-			continue;
-		bt_log2_add(&grp_get(&s, ev.dev, pid)->h[op_of(&ev)],
-			    ev.bytes);
+		if (bt_size_feed(sz, &ev, rq) < 0)
+			bt_tool_nomem(&s.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
-	bt_group_sort(s.g, NULL);
 	if (s.graph) {
-		print_graph(&s);
-		if (fflush(stdout)) {
-			fprintf(stderr, "%s: write error: %s\n", s.o.prog,
-				strerror(errno));
-			status = BT_EXIT_DATA;
-		}
+		bt_size_rows(sz, put_graph, &s);
 	} else {
-		struct bt_table *t = s.per_pid ? bt_tool_table(&s.o, pcols, BT_NCOLS(pcols)) :
-						 bt_tool_table(&s.o, cols, BT_NCOLS(cols));
-
-		print_table(&s, t);
-		if (bt_tool_table_done(&s.o, t))
-			status = BT_EXIT_DATA;
+		s.t = s.so.per_pid ? bt_tool_table(&s.o, pcols, BT_NCOLS(pcols)) :
+				     bt_tool_table(&s.o, cols, BT_NCOLS(cols));
+		bt_size_rows(sz, put_row, &s);
 	}
-	bt_tool_warnings(&s.o, r);
+	tool_explain_empty(&s.o, seen, 1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
+			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?
+			   "--at=Q counts the bios submitted (Q)" :
+			   "the histograms count the requests dispatched (D)");
+	status = tool_done(&s.o, r, s.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
-	bt_group_free(s.g);
+	bt_size_free(sz);
 	return status;
 }

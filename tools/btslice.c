@@ -5,10 +5,11 @@
  * --from=auto each device uses its scheduler's messages when the trace has
  * them (CFQ, BFQ) and the events alone otherwise; the source column says
  * which.  Async and shared scheduler queues are rows of their own, never
- * charged to a pid.  Definitions: btslice(1) and DESIGN.md "Slice wait".
+ * charged to a pid.  Definitions: btslice(1) and btkit(7) "Slice wait".
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct slicer {
 	uint32_t want_pid;
 	uint64_t tau;		/* ns */
 	uint64_t first;		/* ns: first event, for start_s */
+	uint32_t seen;		/* tool_seen() of the events read */
 	struct bt_group *rows;	/* struct row */
 	struct bt_slice *sl;
 	struct bt_reader *r;
@@ -106,15 +108,6 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 	}
 }
 
-/* Requests the tracker gave up on no longer keep their owner busy. */
-static void on_done(const struct bt_request *rq, void *arg)
-{
-	struct slicer *s = arg;
-
-	if (rq->flags & BT_RQ_EXPIRED)
-		bt_slice_forget(s->sl, rq);
-}
-
 static int cmp_row(const void *a, const void *b)
 {
 	const struct bt_group_key *x = a, *y = b;
@@ -148,13 +141,12 @@ static void print(struct slicer *s, struct bt_table *t)
 		bt_table_u64(t, r->episodes);
 		bt_table_u64(t, r->censored);
 		bt_table_us(t, r->total);
-		bt_table_double(t, bt_dist_mean(&r->wait) / 1000.0, 3);
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.50));
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.95));
-		bt_table_us(t, bt_dist_quantile(&r->wait, 0.99));
-		bt_table_us(t, r->episodes ? r->wait.max : 0);
-		bt_table_double(t, r->total ? (double)r->idle /
-					      (double)r->total : 0.0, 3);
+		tool_put_dist(t, &r->wait);
+		if (r->episodes)
+			bt_table_double(t, r->total ? (double)r->idle /
+						      (double)r->total : 0.0, 3);
+		else
+			tool_put_empty(t, 1);	/* no wait: no share of it */
 		bt_table_u64(t, r->foreign);
 		bt_table_end_row(t);
 	}
@@ -174,6 +166,30 @@ static bool in_window(const struct slicer *s, const struct bt_event *ev)
 		return s->o.win_start == 0;
 	rel = ev->time > s->first ? ev->time - s->first : 0;
 	return rel >= s->o.win_start && rel < s->o.win_end;
+}
+
+/* Without the events a source needs there is no wait to see. */
+static void explain(const struct slicer *s)
+{
+	static const uint32_t events = 1u << BT_A_GETRQ | 1u << BT_A_INSERT;
+
+	switch (s->from) {
+	case FROM_MESSAGES:
+		tool_explain_empty(&s->o, s->seen, TOOL_SEEN_MESSAGE,
+				   "btslice --from=messages", "--from=messages "
+				   "follows CFQ's or BFQ's queue messages");
+		break;
+	case FROM_EVENTS:
+		tool_explain_empty(&s->o, s->seen, events,
+				   "btslice --from=events", "a wait starts when "
+				   "a request enters the scheduler (G, or I)");
+		break;
+	default:
+		tool_explain_empty(&s->o, s->seen, events | TOOL_SEEN_MESSAGE,
+				   "btslice", "a wait starts when a request "
+				   "enters the scheduler (G, or I) or at a "
+				   "scheduler message");
+	}
 }
 
 static void usage(const char *prog)
@@ -205,15 +221,9 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 
 	bt_opts_init(&s->o, argv[0]);
 	s->tau = 8000000;
-	opterr = 0;	/* our messages name the program without its path */
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "t:e",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&s->o, ch, optarg))
-			continue;
+	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "t:e",
+				 longopts, usage)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(s->o.prog);
-			exit(BT_EXIT_OK);
 		case 'F':
 			if (!strcmp(optarg, "auto"))
 				s->from = FROM_AUTO;
@@ -239,8 +249,6 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 		case 'e':
 			s->per_episode = true;
 			break;
-		default:
-			bt_opts_bad_option(&s->o, argv, "dpwt");
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
@@ -264,24 +272,25 @@ int main(int argc, char **argv)
 	struct bt_tracker *tr;
 	const struct bt_request *rq;
 	struct bt_event ev;
-	struct row *row;
-	int rc, status = BT_EXIT_OK;
+	int rc, status;
 
 	parse_args(&s, argc, argv);
 	s.r = bt_tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
-	to.done = on_done;
-	to.arg = &s;
 	so.tau_ns = s.tau;
 	so.top_other = s.per_episode;
 	so.episode = on_episode;
 	so.arg = &s;
-	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_new(&s.sl, &so) < 0 ||
+	if (bt_slice_new(&s.sl, &so) < 0)
+		bt_tool_nomem(&s.o);
+	bt_slice_attach(s.sl, &to);
+	if (bt_tracker_new(&tr, &to) < 0 ||
 	    bt_group_new(&s.rows, sizeof(struct row)) < 0)
 		bt_tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		tool_seen(&s.seen, &ev);
 		rq = NULL;
 		if (ev.category & BT_TC_PC)
 			continue;
@@ -292,19 +301,14 @@ int main(int argc, char **argv)
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
 			bt_tool_nomem(&s.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
 	bt_slice_finish(s.sl);
 	if (!s.per_episode) {
 		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
-	if (bt_tool_table_done(&s.o, s.t))
-		status = BT_EXIT_DATA;
-	bt_tool_warnings(&s.o, s.r);
-	for (size_t i = 0; (row = bt_group_at(s.rows, i, NULL)); i++)
-		bt_dist_free(&row->wait);
-	bt_group_free(s.rows);
+	explain(&s);
+	status = tool_done(&s.o, s.r, s.t, rc);
+	tool_free_rows(s.rows, offsetof(struct row, wait));
 	bt_slice_free(s.sl);
 	bt_tracker_free(tr);
 	bt_reader_free(s.r);

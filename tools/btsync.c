@@ -4,11 +4,12 @@
  * sync write (or flush) to the completion of the flush that made the data
  * durable, whether the process flushed itself, wrote with FUA, or a journal
  * thread (jbd2, kjournald) committed for it.  Each episode is split into a
- * data phase and a flush phase.  Definitions: btsync(1) and DESIGN.md
+ * data phase and a flush phase.  Definitions: btsync(1) and btkit(7)
  * "fdatasync episode".
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,13 +111,13 @@ static void print(struct syncer *s, struct bt_table *t)
 		bt_table_u64(t, k.pid);
 		bt_table_str(t, bt_tool_comm(s->r, k.pid));
 		bt_table_u64(t, ep);
-		bt_table_double(t, bt_dist_mean(&r->lat) / 1000.0, 3);
-		bt_table_us(t, bt_dist_quantile(&r->lat, 0.50));
-		bt_table_us(t, bt_dist_quantile(&r->lat, 0.95));
-		bt_table_us(t, bt_dist_quantile(&r->lat, 0.99));
-		bt_table_us(t, ep ? r->lat.max : 0);
-		bt_table_double(t, ep ? (double)r->data / (double)ep / 1000.0 : 0, 3);
-		bt_table_double(t, ep ? (double)r->flush / (double)ep / 1000.0 : 0, 3);
+		tool_put_dist(t, &r->lat);
+		if (ep) {
+			bt_table_double(t, (double)r->data / (double)ep / 1000.0, 3);
+			bt_table_double(t, (double)r->flush / (double)ep / 1000.0, 3);
+		} else {
+			tool_put_empty(t, 2);
+		}
 		bt_table_u64(t, r->self);
 		bt_table_u64(t, r->journal);
 		bt_table_u64(t, r->fua);
@@ -133,8 +134,9 @@ static void usage(const char *prog)
 	       "reads stdin.\n\n"
 	       "Options:\n%s"
 	       "  -e, --episodes         one line per episode instead of per process\n"
-	       "  -J, --journal-pid PID  PID's flushes close others' episodes, as\n"
-	       "                         jbd2/* and kjournald* threads' do (repeatable)\n"
+	       "  -J, --journal-pid PID  PID is a journal thread, as jbd2/* and\n"
+	       "                         kjournald* are: its flushes close others'\n"
+	       "                         episodes, its commits are its own (repeatable)\n"
 	       "  -A, --any-flush        any process's flush closes others' episodes\n",
 	       prog, bt_common_usage);
 }
@@ -153,15 +155,9 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 	int ch;
 
 	bt_opts_init(&s->o, argv[0]);
-	opterr = 0;	/* our messages name the program without its path */
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "eJ:A",
-				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&s->o, ch, optarg))
-			continue;
+	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "eJ:A",
+				 longopts, usage)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(s->o.prog);
-			exit(BT_EXIT_OK);
 		case 'e':
 			s->per_episode = true;
 			break;
@@ -180,8 +176,6 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 		case 'A':
 			s->any_flush = true;
 			break;
-		default:
-			bt_opts_bad_option(&s->o, argv, "dpwJ");
 		}
 	}
 	/* -p selects episodes, not events: C runs in interrupt context and
@@ -204,8 +198,8 @@ int main(int argc, char **argv)
 	struct bt_sync_opts so = { 0 };
 	struct bt_sync *sy;
 	struct bt_event ev;
-	struct row *row;
-	int rc, status = BT_EXIT_OK;
+	uint32_t seen = 0;
+	int rc, status;
 
 	parse_args(&s, argc, argv);
 	s.r = bt_tool_open(&s.o, argc, argv);
@@ -221,25 +215,26 @@ int main(int argc, char **argv)
 	if (s.per_episode)
 		s.t = bt_tool_table(&s.o, ecols, BT_NCOLS(ecols));
 	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
 		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
 			bt_tool_nomem(&s.o);
 	}
-	if (rc < 0)
-		status = BT_EXIT_DATA;
 	bt_sync_finish(sy);
 	if (!s.per_episode) {
 		s.t = bt_tool_table(&s.o, cols, BT_NCOLS(cols));
 		print(&s, s.t);
 	}
-	if (bt_tool_table_done(&s.o, s.t))
-		status = BT_EXIT_DATA;
-	bt_tool_warnings(&s.o, s.r);
-	for (size_t i = 0; (row = bt_group_at(s.rows, i, NULL)); i++)
-		bt_dist_free(&row->lat);
-	bt_group_free(s.rows);
+	if (!tool_explain_empty(&s.o, seen, 1u << BT_A_QUEUE, "btsync",
+				"an episode opens at the Q of a sync write or "
+				"flush"))
+		tool_explain_empty(&s.o, seen, 1u << BT_A_COMPLETE, "btsync",
+				   "an episode closes at the completion of its "
+				   "flush");
+	status = tool_done(&s.o, s.r, s.t, rc);
+	tool_free_rows(s.rows, offsetof(struct row, lat));
 	bt_sync_free(sy);
 	bt_reader_free(s.r);
 	return status;

@@ -2,16 +2,19 @@
 /*
  * common.c - the plumbing every btkit tool shares: the common options,
  * opening the inputs (stdin when none), filtering events by device, pid and
- * time window, and the messages of DESIGN.md.  It may print and exit, which
- * the library may not; a tool's main() stays a screen long because of it.
+ * time window, and the messages of btkit(7) "CONVENTIONS".  It may print
+ * and exit, which the library may not; a tool's main() stays a screen long
+ * because of it.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common.h"
 
 const char bt_common_usage[] =
@@ -20,7 +23,9 @@ const char bt_common_usage[] =
 	"  -w, --window START:END only events from START to before END seconds\n"
 	"                         after the first event (either side may be empty)\n"
 	"  -H, --no-header        no header line\n"
-	"  -c, --csv              RFC 4180 CSV instead of tab-separated text\n"
+	"  -c, --csv              CSV (RFC 4180 quoting, LF line ends)\n"
+	"  -j, --json             JSON Lines: one object per row, no header\n"
+	"      --line-buffered    write each row out at once, as to a terminal\n"
 	"  -h, --help             this help\n"
 	"  -V, --version          print the version\n";
 
@@ -32,6 +37,8 @@ void bt_opts_init(struct bt_opts *o, const char *prog)
 	o->prog = slash ? slash + 1 : (prog ? prog : "btkit");
 	o->header = true;
 	o->win_end = UINT64_MAX;
+	/* A terminal is read as rows come (stdio line-buffers it too). */
+	o->line_buffered = isatty(STDOUT_FILENO);
 }
 
 void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
@@ -131,16 +138,57 @@ static bool parse_dev(const char *arg, uint32_t *dev)
 	return true;
 }
 
-/* Seconds, decimal with up to 9 fraction digits, into ns; empty = dflt. */
+bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	return parse_uint(s, s + strlen(s), max, out);
+}
+
+/* strtod over s..end exactly: finite, >= 0, nothing left over. */
+static bool parse_double(const char *s, const char *end, double *out)
+{
+	char buf[64], *stop;
+	size_t n = (size_t)(end - s);
+	double v;
+
+	/* A sign or blank strtod would skip is refused here. */
+	if (!n || n >= sizeof(buf) || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtod(buf, &stop);
+	if (stop != buf + n || errno == ERANGE || !isfinite(v) || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool bt_tool_parse_double(const char *s, double *out)
+{
+	return parse_double(s, s + strlen(s), out);
+}
+
+/*
+ * Seconds into ns; empty = dflt.  A plain decimal (up to 9 fraction
+ * digits) is converted exactly; any other form strtod reads ("1e1") goes
+ * through a double, rounded to the nearest ns.
+ */
 static bool parse_secs(const char *s, const char *end, uint64_t dflt,
 		       uint64_t *ns)
 {
 	const char *dot = memchr(s, '.', (size_t)(end - s));
 	uint64_t whole = 0, frac = 0;
 	size_t digits;
+	double v;
 
 	if (s == end) {
 		*ns = dflt;
+		return true;
+	}
+	if (strspn(s, "0123456789.") < (size_t)(end - s)) {
+		if (!parse_double(s, end, &v) || v * 1e9 >= 18446744073709551615.0)
+			return false;
+		*ns = (uint64_t)(v * 1e9 + 0.5);
 		return true;
 	}
 	if (dot) {
@@ -193,6 +241,16 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg)
 		return 1;
 	case 'c':
 		o->csv = true;
+		o->json = false;
+		return 1;
+	case 'j':
+		o->json = true;
+		o->csv = false;
+		return 1;
+	case BT_OPT_LINE_BUFFERED:
+		/* Before any output: stdio then writes at each newline. */
+		o->line_buffered = true;
+		setvbuf(stdout, NULL, _IOLBF, 0);
 		return 1;
 	case 'V':
 		printf("%s btkit %s\n", o->prog, BT_VERSION);
@@ -283,8 +341,9 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols)
 {
 	struct bt_table *t;
-	int rc = bt_table_new(&t, stdout, o->csv ? BT_TABLE_CSV : BT_TABLE_TSV,
-			      o->header, cols, ncols);
+	enum bt_table_fmt fmt = o->json ? BT_TABLE_JSON :
+				o->csv ? BT_TABLE_CSV : BT_TABLE_TSV;
+	int rc = bt_table_new(&t, stdout, fmt, o->header, cols, ncols);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", o->prog, strerror(-rc));
@@ -302,4 +361,167 @@ int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t)
 		return BT_EXIT_DATA;
 	}
 	return BT_EXIT_OK;
+}
+
+int tool_getopt(struct bt_opts *o, int argc, char **argv,
+		const char *shortopts, const struct option *longopts,
+		void (*usage)(const char *prog))
+{
+	char needs_arg[64];
+	size_t n = 0;
+	int ch;
+
+	opterr = 0;	/* our messages name the program without its path */
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (bt_opts_common(o, ch, optarg))
+			continue;
+		if (ch == 'h') {
+			usage(o->prog);
+			exit(BT_EXIT_OK);
+		}
+		if (ch != '?' && ch != ':')
+			return ch;
+		for (const char *s = shortopts; *s && n + 1 < sizeof(needs_arg); s++)
+			if (s[1] == ':' && *s != ':')
+				needs_arg[n++] = *s;
+		needs_arg[n] = '\0';
+		bt_opts_bad_option(o, argv, needs_arg);
+	}
+	return -1;
+}
+
+int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+	      struct bt_table *t, int rc)
+{
+	int status = rc < 0 ? BT_EXIT_DATA : BT_EXIT_OK;
+
+	if (t) {
+		if (bt_tool_table_done(o, t))
+			status = BT_EXIT_DATA;
+	} else if (fflush(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", o->prog,
+			strerror(errno));
+		status = BT_EXIT_DATA;
+	}
+	bt_tool_warnings(o, r);
+	return status;
+}
+
+void tool_seen(uint32_t *seen, const struct bt_event *ev)
+{
+	if (!bt_event_is_note(ev))
+		*seen |= ev->action < 31 ? 1u << ev->action : 0;
+	else if (ev->action == BT_N_MESSAGE)
+		*seen |= TOOL_SEEN_MESSAGE;
+}
+
+/*
+ * "Q, G, I events" (sep ", ") for the bits of seen, in blkparse's
+ * letters, then "scheduler messages".
+ */
+static void seen_names(uint32_t seen, const char *sep, char *buf, size_t len)
+{
+	static const char *const name[] = {
+		[BT_A_QUEUE] = "Q", [BT_A_BACKMERGE] = "M",
+		[BT_A_FRONTMERGE] = "F", [BT_A_GETRQ] = "G",
+		[BT_A_SLEEPRQ] = "S", [BT_A_REQUEUE] = "R",
+		[BT_A_ISSUE] = "D", [BT_A_COMPLETE] = "C", [BT_A_PLUG] = "P",
+		[BT_A_UNPLUG_IO] = "U", [BT_A_UNPLUG_TIMER] = "UT",
+		[BT_A_INSERT] = "I", [BT_A_SPLIT] = "X", [BT_A_BOUNCE] = "B",
+		[BT_A_REMAP] = "A",
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < sizeof(name) / sizeof(name[0]); a++) {
+		if (!(seen & (1u << a)) || !name[a])
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? sep : "", name[a]);
+	}
+	if (n)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " events");
+	if (seen & TOOL_SEEN_MESSAGE)
+		snprintf(buf + n, n < len ? len - n : 0, "%sscheduler messages",
+			 n ? sep : "");
+}
+
+#define SEEN(a)	(1u << (a))
+
+/* What each tool needs: every event of all, and one of any (if not 0). */
+static const struct {
+	const char *run;
+	uint32_t all, any;
+} works[] = {
+	{ "btsize", SEEN(BT_A_ISSUE), 0 },
+	{ "btsize --at=Q", SEEN(BT_A_QUEUE), 0 },
+	{ "btmerge", 0, SEEN(BT_A_QUEUE) | SEEN(BT_A_REMAP) },
+	{ "btlat (d2c)", SEEN(BT_A_ISSUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btlat (q2c)", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btsync", SEEN(BT_A_QUEUE) | SEEN(BT_A_COMPLETE), 0 },
+	{ "btslice", 0, SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) | TOOL_SEEN_MESSAGE },
+	{ "btslice --from=events", SEEN(BT_A_ISSUE),
+	  SEEN(BT_A_GETRQ) | SEEN(BT_A_INSERT) },
+	{ "btslice --from=messages", 0, TOOL_SEEN_MESSAGE },
+	{ "btcat", 0, 0 },
+};
+
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why)
+{
+	char lacks[160], has[160], ok[256];
+	size_t n = 0;
+
+	if (!seen || (seen & need))
+		return 0;
+	seen_names(need, " or ", lacks, sizeof(lacks));
+	seen_names(seen, ", ", has, sizeof(has));
+	ok[0] = '\0';
+	/* The tool's own other options first: only when none works, others. */
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (size_t i = 0; i < sizeof(works) / sizeof(works[0]); i++) {
+			size_t l = strlen(o->prog);
+			int own = !strncmp(works[i].run, o->prog, l) &&
+				  (!works[i].run[l] || works[i].run[l] == ' ');
+
+			if (own == pass || !strcmp(works[i].run, self) ||
+			    (seen & works[i].all) != works[i].all ||
+			    (works[i].any && !(seen & works[i].any)))
+				continue;
+			n += (size_t)snprintf(ok + n, n < sizeof(ok) ?
+					      sizeof(ok) - n : 0, "%s%s",
+					      n ? ", " : "", works[i].run);
+		}
+	}
+	fprintf(stderr, "%s: nothing to report: the trace has no %s (only %s): "
+		"%s; what works on it: %s\n", o->prog, lacks, has, why, ok);
+	return 1;
+}
+
+void tool_put_dist(struct bt_table *t, struct bt_dist *d)
+{
+	if (!d->n) {
+		tool_put_empty(t, 5);
+		return;
+	}
+	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
+	bt_table_us(t, bt_dist_quantile(d, 0.50));
+	bt_table_us(t, bt_dist_quantile(d, 0.95));
+	bt_table_us(t, bt_dist_quantile(d, 0.99));
+	bt_table_us(t, d->max);
+}
+
+void tool_put_empty(struct bt_table *t, unsigned n)
+{
+	while (n--)
+		bt_table_str(t, "");
+}
+
+void tool_free_rows(struct bt_group *g, size_t off)
+{
+	unsigned char *v;
+
+	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
+		bt_dist_free((struct bt_dist *)(void *)(v + off));
+	bt_group_free(g);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * common.h - plumbing every btkit tool shares: the common options
- * (-d -p -w -H -c -h -V), opening the inputs, filtering events and the
- * error messages of DESIGN.md ("tool: FILE: offset N: what is wrong").
+ * (-d -p -w -H -c -j -h -V, --line-buffered), opening the inputs,
+ * filtering events, number parsers and the error messages of btkit(7)
+ * "CONVENTIONS" ("tool: FILE: offset N: what").
  * Tools may print and exit; the library may not, so this lives here.
  */
 #ifndef BTKIT_TOOLS_COMMON_H
@@ -21,6 +22,8 @@ struct bt_opts {
 	const char *prog;	/* program name for messages */
 	bool header;		/* false with -H */
 	bool csv;		/* -c / --csv */
+	bool json;		/* -j / --json (the last of -c and -j counts) */
+	bool line_buffered;	/* --line-buffered or a terminal: flush per line */
 	bool has_dev;		/* -d MAJ,MIN */
 	uint32_t dev;
 	bool has_pid;		/* -p PID */
@@ -31,13 +34,17 @@ struct bt_opts {
 };
 
 /* getopt short options and long options every tool accepts. */
-#define BT_COMMON_SHORTOPTS "d:p:w:HchV"
+#define BT_COMMON_SHORTOPTS "d:p:w:HcjhV"
+/* getopt value of --line-buffered, clear of characters and tools' own. */
+#define BT_OPT_LINE_BUFFERED	0x1001
 #define BT_COMMON_LONGOPTS \
 	{ "device", required_argument, NULL, 'd' }, \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "window", required_argument, NULL, 'w' }, \
 	{ "no-header", no_argument, NULL, 'H' }, \
 	{ "csv", no_argument, NULL, 'c' }, \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "line-buffered", no_argument, NULL, BT_OPT_LINE_BUFFERED }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }
 
@@ -95,10 +102,67 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 /* Number of columns of a static column-name array. */
 #define BT_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A table with the tool's -c/-H choices on stdout; exits 1 on ENOMEM. */
+/* A table with the tool's -c/-j/-H choices on stdout; exits 1 on ENOMEM. */
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols);
 /* Free the table; on a write error print it and return BT_EXIT_DATA. */
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
+
+/*
+ * The option loop of an analysis tool, after bt_opts_init(): handles the
+ * common options, -h (usage(prog) to stdout, exit 0) and bad options
+ * (message, exit 2), and returns the next option of the tool's own, or -1
+ * at the end.  shortopts: BT_COMMON_SHORTOPTS followed by the tool's.
+ */
+int tool_getopt(struct bt_opts *o, int argc, char **argv,
+		const char *shortopts, const struct option *longopts,
+		void (*usage)(const char *prog));
+
+/*
+ * The end of an analysis tool's run: free the table (NULL: output went
+ * straight to stdout, which is flushed), print the reader's warnings.
+ * Returns the exit status: BT_EXIT_DATA when reading failed (rc < 0, what
+ * bt_tool_next() last returned) or output could not be written.
+ */
+int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+	      struct bt_table *t, int rc);
+
+/*
+ * What an analysis saw of the trace, to explain an empty report: bit
+ * 1 << BT_A_* for each action of the events read, TOOL_SEEN_MESSAGE for
+ * scheduler messages.
+ */
+#define TOOL_SEEN_MESSAGE	(1u << 31)
+void tool_seen(uint32_t *seen, const struct bt_event *ev);
+/*
+ * When the trace has none of the events in need (bits as in tool_seen),
+ * the report can have no row: say so on stderr, naming the events it
+ * lacks and the ones it has, why the tool needs them (why), and which
+ * tools (with options) do compute something on it; self names the run
+ * that failed ("btsize --at=Q") to leave it out.  Returns 1 when it spoke,
+ * 0 when some event in need was there or nothing at all was read.
+ */
+int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+		       const char *self, const char *why);
+
+/*
+ * The latency columns of a per-process row: mean, p50, p95, p99 and max
+ * of d (ns) in microseconds with three decimals; empty cells when d has
+ * no sample (a row of censored or invalid episodes only), not 0.000.
+ */
+void tool_put_dist(struct bt_table *t, struct bt_dist *d);
+/* n empty cells: a figure that does not exist (a mean of nothing). */
+void tool_put_empty(struct bt_table *t, unsigned n);
+/* Free the distribution at byte offset off of every value of g, then g. */
+void tool_free_rows(struct bt_group *g, size_t off);
+
+/*
+ * Number parsers for tools' own options, whole string or nothing (no sign,
+ * no blanks, no trailing text): a decimal unsigned number up to max; a
+ * finite double >= 0 in any form strtod accepts ("10", "0.5", "1e1").
+ * Return false on anything else, leaving *out alone.
+ */
+bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
+bool bt_tool_parse_double(const char *s, double *out);
 
 #endif

@@ -5,7 +5,7 @@
  * and its messages, opening inputs, the -d/-p/-w filters, reader errors
  * and the -c/-H table.  It summarises what passed the filters in a table.
  */
-#include "../../tools/common.c"
+#include "../../tools/common.h"
 
 static void usage(const char *prog)
 {

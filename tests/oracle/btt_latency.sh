@@ -15,7 +15,7 @@
 # a non-positive delta counts as 1 ns; nothing of a device counts before
 # its first Q or A.  btlat must always be within 1% of that.  btt must be
 # too, except where btt 1.2.0 is known wrong, which the test names:
-#  - cgroup-flagged events: btt ignores them (FORMAT.md);
+#  - cgroup-flagged events: btt ignores them (btkit-format(5) "ORACLE QUIRKS");
 #  - split bios (X): btt keeps the split Q forever; its tree, keyed by
 #    start sector and searched as if ranges never overlapped, then hands
 #    G and I to that stale Q and misses the Qs beside it.

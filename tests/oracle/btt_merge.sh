@@ -12,7 +12,7 @@
 # BLKavg = Total / #D, nothing of a device before its first Q or A.
 # btmerge must always equal that count.  btt must too, except where btt
 # 1.2.0 is known wrong, which the test names and then skips for btt only:
-#  - cgroup-flagged events: btt ignores them (FORMAT.md);
+#  - cgroup-flagged events: btt ignores them (btkit-format(5) "ORACLE QUIRKS");
 #  - a Q at the start sector of another Q btt still holds (btt keys its
 #    tree by start sector and drops the second Q from #Q).
 set -u

@@ -2,8 +2,10 @@
 /*
  * test_event.c - what a decoded record means: blkparse's action letters
  * and rwbs strings (flush, discard, FUA, readahead, sync, meta, and the
- * R/N choice made by bytes), and the remap/split/unplug/note payloads,
- * including payloads too short to hold what they claim.
+ * R/N choice made by bytes), the zone actions and zone operations of
+ * version 8 (also read back from records built in memory), and the
+ * remap/split/unplug/note payloads, including payloads too short to hold
+ * what they claim.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "trace_build.h"
 
 static struct bt_event ev(uint32_t action, uint32_t category, uint32_t bytes)
 {
@@ -82,7 +85,7 @@ static void test_event_rwbs_order(void **state)
 		{ BT_TC_WRITE | BT_TC_FUA, 512, "WF" },
 		{ 0xffff, 4096, "FDFASM" },	/* every bit: longest string */
 	};
-	char buf[8];
+	char buf[BT_RWBS_LEN];
 	size_t i;
 
 	(void)state;
@@ -93,6 +96,154 @@ static void test_event_rwbs_order(void **state)
 		assert_ptr_equal(bt_event_rwbs(&e, buf), buf);
 		assert_string_equal(buf, t[i].want);
 	}
+}
+
+/* blkparse's v8 series: ZP and ZU for the zone write plug. */
+static void test_event_zone_letters(void **state)
+{
+	struct bt_event e = ev(BT_A_ZONE_PLUG, BT_TC_QUEUE, 4096);
+
+	(void)state;
+	assert_int_equal(BT_A_ZONE_PLUG, 18);	/* __BLK_TA_ZONE_PLUG */
+	assert_int_equal(BT_A_ZONE_UNPLUG, 19);	/* __BLK_TA_ZONE_UNPLUG */
+	assert_string_equal(bt_event_letters(&e), "ZP");
+	e.action = BT_A_ZONE_UNPLUG;
+	assert_string_equal(bt_event_letters(&e), "ZU");
+	e.action = BT_A_ZONE_UNPLUG + 1;
+	assert_string_equal(bt_event_letters(&e), "?");
+}
+
+/*
+ * The zone label takes the place of D/W/R/N: after a discard, before a
+ * write (a zone append is a write too), in the order blkparse tests them.
+ */
+static void test_event_zone_rwbs(void **state)
+{
+	static const struct {
+		uint32_t cat;
+		uint32_t bytes;
+		const char *want;
+	} t[] = {
+		{ BT_TC_ZONE_APPEND | BT_TC_WRITE, 4096, "ZA" },
+		{ BT_TC_ZONE_APPEND | BT_TC_WRITE | BT_TC_SYNC, 4096, "ZAS" },
+		{ BT_TC_ZONE_RESET | BT_TC_WRITE, 0, "ZR" },
+		{ BT_TC_ZONE_RESET_ALL | BT_TC_WRITE | BT_TC_SYNC, 0, "ZRAS" },
+		{ BT_TC_ZONE_FINISH, 0, "ZF" },
+		{ BT_TC_ZONE_OPEN, 0, "ZO" },
+		{ BT_TC_ZONE_CLOSE | BT_TC_WRITE, 0, "ZC" },
+		{ BT_TC_ZONE_OPEN | BT_TC_READ, 4096, "ZO" },	/* not R */
+		{ BT_TC_ZONE_RESET | BT_TC_DISCARD, 0, "D" },	/* D wins */
+		{ BT_TC_ZONE_RESET | BT_TC_ZONE_RESET_ALL, 0, "ZR" },
+		{ BT_TC_ZONE_APPEND | BT_TC_ZONE_CLOSE, 0, "ZA" },
+		{ BT_TC_ZONE_FINISH | BT_TC_ZONE_OPEN, 0, "ZF" },
+		{ BT_TC_ZONE_OPEN | BT_TC_ZONE_CLOSE, 0, "ZO" },
+		{ BT_TC_FLUSH | BT_TC_ZONE_APPEND | BT_TC_WRITE | BT_TC_FUA,
+		  4096, "FZAF" },
+		/* The longest string there is. */
+		{ BT_TC_FLUSH | BT_TC_ZONE_RESET_ALL | BT_TC_FUA | BT_TC_AHEAD |
+		  BT_TC_SYNC | BT_TC_META, 0, "FZRAFASM" },
+		{ 0x3fffffu, 4096, "FDFASM" },
+		{ 0x3fffffu & ~BT_TC_DISCARD, 4096, "FZAFASM" },
+		{ 1u << 22, 4096, "R" },	/* a bit past the zone ones */
+	};
+	char buf[BT_RWBS_LEN + 4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct bt_event e = ev(BT_A_QUEUE, t[i].cat, t[i].bytes);
+
+		memset(buf, 'x', sizeof(buf));
+		assert_ptr_equal(bt_event_rwbs(&e, buf), buf);
+		assert_string_equal(buf, t[i].want);
+		assert_int_equal(buf[BT_RWBS_LEN], 'x');
+	}
+}
+
+/*
+ * Zone categories live in bits 32-37 of version 8's u64 action word: they
+ * survive encoding and reading back as v8, and a version-7 record, whose
+ * action word has 32 bits, cannot carry them.
+ */
+static void test_event_zone_categories_read_back_from_v8(void **state)
+{
+	static const struct {
+		uint32_t act, cat, bytes;
+		const char *letters, *rwbs;
+	} t[] = {
+		{ BT_A_QUEUE, BT_TC_QUEUE | BT_TC_WRITE | BT_TC_ZONE_APPEND,
+		  8192, "Q", "ZA" },
+		{ BT_A_COMPLETE, BT_TC_WRITE | BT_TC_FS | BT_TC_ZONE_APPEND,
+		  8192, "C", "ZA" },
+		{ BT_A_ISSUE, BT_TC_ISSUE | BT_TC_WRITE | BT_TC_ZONE_RESET,
+		  0, "D", "ZR" },
+		{ BT_A_QUEUE, BT_TC_QUEUE | BT_TC_WRITE | BT_TC_SYNC |
+		  BT_TC_ZONE_RESET_ALL, 0, "Q", "ZRAS" },
+		{ BT_A_ISSUE, BT_TC_ISSUE | BT_TC_ZONE_FINISH, 0, "D", "ZF" },
+		{ BT_A_ISSUE, BT_TC_ISSUE | BT_TC_ZONE_OPEN, 0, "D", "ZO" },
+		{ BT_A_ISSUE, BT_TC_ISSUE | BT_TC_WRITE | BT_TC_ZONE_CLOSE, 0,
+		  "D", "ZC" },
+		{ BT_A_ZONE_PLUG, BT_TC_QUEUE | BT_TC_READ, 4096, "ZP", "R" },
+		{ BT_A_ZONE_UNPLUG, BT_TC_QUEUE | BT_TC_READ, 4096, "ZU", "R" },
+	};
+	const size_t n = sizeof(t) / sizeof(t[0]);
+	static const unsigned flags[] = { BT_ENC_V8, BT_ENC_V8 | BT_ENC_SWAP };
+	char buf[BT_RWBS_LEN];
+
+	(void)state;
+	for (size_t f = 0; f < 2; f++) {
+		struct bt_reader *r;
+		struct bt_event e;
+		struct tb b;
+		size_t i;
+
+		tb_init(&b, flags[f], 0);
+		for (i = 0; i < n; i++) {
+			e = tb_ev(i + 1, (uint32_t)i + 1, t[i].act, t[i].cat,
+				  t[i].bytes);
+			tb_add(&b, &e);
+		}
+		/* Bytes 32-39 of the first record: the u64 action, native. */
+		if (!(flags[f] & BT_ENC_SWAP)) {
+			uint64_t a;
+
+			memcpy(&a, b.buf + 32, 8);
+			assert_int_equal(a >> 32, BT_TC_ZONE_APPEND >> 16);
+		}
+		assert_int_equal(bt_reader_new(&r), 0);
+		assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "v8"), 0);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(bt_reader_next(r, &e), 1);
+			assert_int_equal(e.version, 8);
+			assert_int_equal(e.action, t[i].act);
+			assert_int_equal(e.category, t[i].cat);
+			assert_string_equal(bt_event_letters(&e), t[i].letters);
+			assert_string_equal(bt_event_rwbs(&e, buf), t[i].rwbs);
+		}
+		assert_int_equal(bt_reader_next(r, &e), 0);
+		bt_reader_free(r);
+		tb_free(&b);
+	}
+}
+
+static void test_event_zone_categories_do_not_fit_v7(void **state)
+{
+	struct bt_event e = tb_ev(1, 1, BT_A_QUEUE, BT_TC_QUEUE | BT_TC_WRITE |
+				  BT_TC_ZONE_APPEND, 4096);
+	struct bt_reader *r;
+	char buf[BT_RWBS_LEN];
+	struct tb b;
+
+	(void)state;
+	tb_init(&b, 0, 0);
+	tb_add(&b, &e);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, b.buf, b.len, "v7"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.version, 7);
+	assert_int_equal(e.category, BT_TC_QUEUE | BT_TC_WRITE);
+	assert_string_equal(bt_event_rwbs(&e, buf), "W");
+	bt_reader_free(r);
+	tb_free(&b);
 }
 
 static void test_event_remap_is_big_endian(void **state)
@@ -196,6 +347,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_letters_match_blkparse),
 		cmocka_unit_test(test_event_rwbs_order),
+		cmocka_unit_test(test_event_zone_letters),
+		cmocka_unit_test(test_event_zone_rwbs),
+		cmocka_unit_test(test_event_zone_categories_read_back_from_v8),
+		cmocka_unit_test(test_event_zone_categories_do_not_fit_v7),
 		cmocka_unit_test(test_event_remap_is_big_endian),
 		cmocka_unit_test(test_event_split_and_unplug),
 		cmocka_unit_test(test_event_process_comm),

@@ -3,7 +3,10 @@
  * test_format.c - the blkparse line of each kind of event, built in
  * memory.  Every expected line below was printed by Debian's blkparse
  * 1.2.0 (`blkparse -q -i -`) for the same record, except the cgroup cases,
- * which follow blkparse 1.3.0's format strings.
+ * which follow blkparse 1.3.0's format strings, and the zone cases of
+ * version 8, which follow the format strings of blkparse's v8 series
+ * (linux-block, November 2025; see btkit-format(5) "Zoned devices
+ * (version 8)").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +153,92 @@ static void test_format_split_and_unplugs(void **state)
 	u.pdu_len = 4;
 	check(&u, 36153, "fio", 0,
 	      "  8,16   0       13     0.000036153   100  U   N [fio] 0\n");
+}
+
+/*
+ * The v8 series prints ZP as P ("[comm]") and ZU as U ("[comm] N"); the
+ * kernel gives both the bio's sector and bytes (so rwbs R: opf 0 is a
+ * read) but no payload, so ZU's count prints 0 here.
+ */
+static void test_format_zone_plug_and_unplug(void **state)
+{
+	unsigned char pdu[8];
+	struct bt_event zp = ev(BT_A_ZONE_PLUG, BT_TC_QUEUE | BT_TC_READ, 3,
+				41, 2201, 524288, 65536);
+	struct bt_event zu = ev(BT_A_ZONE_UNPLUG, BT_TC_QUEUE | BT_TC_READ, 3,
+				42, 2201, 524288, 65536);
+
+	(void)state;
+	zp.version = zu.version = 8;
+	check(&zp, 1000000001, "fio", 0,
+	      "  8,16   3       41     1.000000001  2201 ZP   R [fio]\n");
+	check(&zu, 1000000002, "fio", 0,
+	      "  8,16   3       42     1.000000002  2201 ZU   R [fio] 0\n");
+	be64(pdu, 3);
+	zu.pdu = pdu;
+	zu.pdu_len = 8;
+	check(&zu, 1000000002, NULL, 0,
+	      "  8,16   3       42     1.000000002  2201 ZU   R [(null)] 3\n");
+	/* 1.2.0 knows neither: "Bad fs action", no line. */
+	assert_int_equal(bt_format_kind(&zp, 0), 1);
+	assert_int_equal(bt_format_kind(&zp, BT_FMT_V120), -1);
+	assert_int_equal(bt_format_kind(&zu, BT_FMT_V120), -1);
+	check(&zu, 0, "fio", BT_FMT_V120, "");
+	/* Version-7 records cannot have them: what blkparse always said. */
+	zu.version = 7;
+	assert_int_equal(bt_format_kind(&zu, 0), -1);
+	zu.version = 8;
+	/* Nor does the v8 series handle them for PC requests. */
+	zp.category |= BT_TC_PC;
+	assert_int_equal(bt_format_kind(&zp, 0), -1);
+	/* ZU's count in the CSV detail column, as for U. */
+	{
+		char buf[64];
+		size_t n = bt_format_detail(buf, &zu);
+
+		buf[n] = '\0';
+		assert_string_equal(buf, "3");
+	}
+}
+
+/*
+ * Zone management commands are ordinary requests without data: their
+ * lines drop "SECTOR + N" like any 0-byte event and C keeps the sector.
+ * A zone append's C names the sector the device wrote.
+ */
+static void test_format_zone_operations(void **state)
+{
+	struct bt_event q = ev(BT_A_QUEUE, BT_TC_QUEUE | BT_TC_WRITE |
+			       BT_TC_SYNC | BT_TC_ZONE_RESET, 0, 7, 2202,
+			       1048576, 0);
+	struct bt_event c = ev(BT_A_COMPLETE, BT_TC_COMPLETE | BT_TC_FS |
+			       BT_TC_WRITE | BT_TC_ZONE_RESET, 0, 9, 0,
+			       1048576, 0);
+	struct bt_event d = ev(BT_A_ISSUE, BT_TC_ISSUE | BT_TC_FS |
+			       BT_TC_ZONE_RESET_ALL | BT_TC_WRITE | BT_TC_SYNC,
+			       1, 3, 2203, 0, 0);
+	struct bt_event za = ev(BT_A_COMPLETE, BT_TC_COMPLETE | BT_TC_FS |
+				BT_TC_WRITE | BT_TC_ZONE_APPEND, 2, 12, 0,
+				524296, 4096);
+
+	(void)state;
+	check(&q, 5000, "blkzone", 0,
+	      "  8,16   0        7     0.000005000  2202  Q ZRS [blkzone]\n");
+	check(&c, 9000, NULL, 0,
+	      "  8,16   0        9     0.000009000     0  C  ZR 1048576 [0]\n");
+	check(&d, 6000, "blkzone", 0,
+	      "  8,16   1        3     0.000006000  2203  D ZRAS [blkzone]\n");
+	check(&za, 12000, NULL, 0,
+	      "  8,16   2       12     0.000012000     0  C  ZA 524296 + 8 [0]\n");
+	d.category = BT_TC_ISSUE | BT_TC_FS | BT_TC_ZONE_FINISH;
+	check(&d, 6000, "zonefs", 0,
+	      "  8,16   1        3     0.000006000  2203  D  ZF [zonefs]\n");
+	d.category = BT_TC_ISSUE | BT_TC_FS | BT_TC_ZONE_OPEN;
+	check(&d, 6000, "zonefs", 0,
+	      "  8,16   1        3     0.000006000  2203  D  ZO [zonefs]\n");
+	d.category = BT_TC_ISSUE | BT_TC_FS | BT_TC_WRITE | BT_TC_ZONE_CLOSE;
+	check(&d, 6000, "zonefs", 0,
+	      "  8,16   1        3     0.000006000  2203  D  ZC [zonefs]\n");
 }
 
 static void test_format_pc_dumps_command_bytes(void **state)
@@ -340,6 +429,8 @@ int main(void)
 		cmocka_unit_test(test_format_complete_error_is_unsigned),
 		cmocka_unit_test(test_format_remap_names_target_device),
 		cmocka_unit_test(test_format_split_and_unplugs),
+		cmocka_unit_test(test_format_zone_plug_and_unplug),
+		cmocka_unit_test(test_format_zone_operations),
 		cmocka_unit_test(test_format_pc_dumps_command_bytes),
 		cmocka_unit_test(test_format_messages_print_pid_zero),
 		cmocka_unit_test(test_format_cgroup_records_follow_1_3),

@@ -187,6 +187,92 @@ static void test_reader_every_layout_and_byte_order(void **state)
 }
 
 /* The decoded fields equal what was encoded, whatever the byte order. */
+/*
+ * Big-endian bytes written out by hand, not by the library's own encoder,
+ * so an encoder and decoder that agree on a wrong order cannot pass: a
+ * version-7 Q of 4096 bytes (WRITE|SYNC) from pid 0x1234 on 8,16, cpu 1,
+ * with a 2-byte payload, followed by a version-8 D (64-byte header, u64
+ * action) of the same request.
+ */
+static const unsigned char be_v7_q[50] = {
+	0x65, 0x61, 0x74, 0x07,			/* magic, version 7 */
+	0x00, 0x00, 0x00, 0x2a,			/* sequence 42 */
+	0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, /* time */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0xd6, 0x87, /* sector 1234567 */
+	0x00, 0x00, 0x10, 0x00,			/* bytes 4096 */
+	0x00, 0x1a, 0x00, 0x01,			/* QUEUE|SYNC|WRITE, Q */
+	0x00, 0x00, 0x12, 0x34,			/* pid */
+	0x00, 0x80, 0x00, 0x10,			/* dev 8,16 */
+	0x00, 0x00, 0x00, 0x01,			/* cpu 1 */
+	0x00, 0x00,				/* error */
+	0x00, 0x02,				/* pdu_len */
+	0xab, 0xcd,				/* payload */
+};
+static const unsigned char be_v8_d[64] = {
+	0x65, 0x61, 0x74, 0x08,			/* magic, version 8 */
+	0x00, 0x00, 0x00, 0x2b,			/* sequence 43 */
+	0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x05, 0x00, /* time */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0xd6, 0x87, /* sector */
+	0x00, 0x00, 0x10, 0x00,			/* bytes */
+	0x00, 0x00, 0x12, 0x34,			/* pid */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00, 0x07, /* ISSUE|SYNC|WRITE, D */
+	0x00, 0x80, 0x00, 0x10,			/* dev */
+	0x00, 0x00, 0x00, 0x01,			/* cpu */
+	0xff, 0xfb,				/* error -5 */
+	0x00, 0x00,				/* pdu_len */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* padding */
+};
+
+static void test_reader_reads_hand_written_big_endian(void **state)
+{
+	unsigned char buf[sizeof(be_v7_q) + sizeof(be_v8_d)];
+	struct bt_reader *r;
+	struct bt_event e;
+
+	(void)state;
+	memcpy(buf, be_v7_q, sizeof(be_v7_q));
+	memcpy(buf + sizeof(be_v7_q), be_v8_d, sizeof(be_v8_d));
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, buf, sizeof(be_v7_q), "be-v7"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.version, 7);
+	assert_int_equal(e.sequence, 42);
+	assert_int_equal(e.time, 0x0102030405ULL);
+	assert_int_equal(e.sector, 1234567);
+	assert_int_equal(e.bytes, 4096);
+	assert_int_equal(e.action, BT_A_QUEUE);
+	assert_int_equal(e.category, BT_TC_QUEUE | BT_TC_SYNC | BT_TC_WRITE);
+	assert_int_equal(e.pid, 0x1234);
+	assert_int_equal(BT_DEV_MAJOR(e.dev), 8);
+	assert_int_equal(BT_DEV_MINOR(e.dev), 16);
+	assert_int_equal(e.cpu, 1);
+	assert_int_equal(e.error, 0);
+	assert_int_equal(e.pdu_len, 2);
+	assert_int_equal(e.pdu[0], 0xab);
+	assert_int_equal(e.pdu[1], 0xcd);
+	assert_int_equal(e.offset, 0);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	bt_reader_free(r);
+
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, be_v8_d, sizeof(be_v8_d), "be-v8"), 0);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.version, 8);
+	assert_int_equal(e.sequence, 43);
+	assert_int_equal(e.time, 0x0102030500ULL);
+	assert_int_equal(e.sector, 1234567);
+	assert_int_equal(e.bytes, 4096);
+	assert_int_equal(e.action, BT_A_ISSUE);
+	assert_int_equal(e.category, BT_TC_ISSUE | BT_TC_SYNC | BT_TC_WRITE);
+	assert_int_equal(e.pid, 0x1234);
+	assert_int_equal(BT_DEV_MINOR(e.dev), 16);
+	assert_int_equal(e.cpu, 1);
+	assert_int_equal((int16_t)e.error, -5);
+	assert_int_equal(e.pdu_len, 0);
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	bt_reader_free(r);
+}
+
 static void test_reader_swaps_big_endian(void **state)
 {
 	struct tb a, b;
@@ -754,6 +840,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_every_layout_and_byte_order),
 		cmocka_unit_test(test_reader_swaps_big_endian),
+		cmocka_unit_test(test_reader_reads_hand_written_big_endian),
 		cmocka_unit_test(test_reader_wide_detection_with_odd_cpu),
 		cmocka_unit_test(test_reader_single_record_each_layout),
 		cmocka_unit_test(test_reader_cgroup_id_stripped),

@@ -331,6 +331,57 @@ static void test_slice_bfq_injection_ends_wait(void **state)
 	bt_slice_free(s);
 }
 
+static void count_done(const struct bt_request *rq, void *arg)
+{
+	(void)rq;
+	(*(size_t *)arg)++;
+}
+
+/*
+ * Attached to the real tracker: a request whose completion was lost
+ * expires, the slice forgets it by itself, and its owner waits again.  A
+ * done callback set before is still called.
+ */
+static void test_slice_attach_forgets_expired(void **state)
+{
+	struct got g;
+	struct bt_slice *s = mk(&g, 1 * MS);
+	size_t done = 0;
+	struct bt_tracker_opts to = { .expire_ns = 10 * MS,
+				      .done = count_done, .arg = &done };
+	struct bt_tracker *tr;
+	const struct bt_request *rq;
+	struct bt_event e;
+	static const struct { uint64_t t; unsigned act; uint64_t sector; } evs[] = {
+		{ 1 * MS, BT_A_QUEUE, 100 }, { 1 * MS, BT_A_GETRQ, 100 },
+		{ 1 * MS, BT_A_INSERT, 100 }, { 2 * MS, BT_A_ISSUE, 100 },
+		{ 40 * MS, BT_A_QUEUE, 200 }, { 40 * MS, BT_A_GETRQ, 200 },
+		{ 40 * MS, BT_A_INSERT, 200 }, { 43 * MS, BT_A_ISSUE, 200 },
+	};
+
+	(void)state;
+	bt_slice_attach(s, &to);
+	assert_int_equal(bt_tracker_new(&tr, &to), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		e.time = evs[i].t;
+		e.action = evs[i].act;
+		e.category = BT_TC_READ;
+		e.sector = evs[i].sector;
+		e.bytes = 4096;
+		e.pid = evs[i].act == BT_A_ISSUE ? 0 : 10;
+		e.dev = DEV;
+		bt_tracker_feed(tr, &e, &rq);
+		assert_int_equal(bt_slice_feed(s, &e, rq), 0);
+	}
+	assert_int_equal(done, 1);	/* the expired one, passed on */
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ep[1].start, 40 * MS);
+	assert_int_equal(g.ep[1].wait, 3 * MS);
+	bt_tracker_free(tr);
+	bt_slice_free(s);
+}
+
 static void test_slice_new_rejects_bad_opts(void **state)
 {
 	struct bt_slice *s;
@@ -349,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_slice_events_tau_and_pending),
 		cmocka_unit_test(test_slice_events_empty_preflush_is_no_wait),
 		cmocka_unit_test(test_slice_forget_expired_request),
+		cmocka_unit_test(test_slice_attach_forgets_expired),
 		cmocka_unit_test(test_slice_events_censored),
 		cmocka_unit_test(test_slice_cfq_messages),
 		cmocka_unit_test(test_slice_bfq_injection_ends_wait),

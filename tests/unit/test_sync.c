@@ -2,8 +2,9 @@
 /*
  * test_sync.c - fdatasync episodes on hand-built event sequences: merged
  * sync writes, a process's own flush, one journal commit closing two
- * processes' episodes, a FUA write, no flush at all, other I/O that
- * invalidates, a journal flush too early to count, censoring at the end.
+ * processes' episodes and one of its own, a journal commit alone, a FUA
+ * write, no flush at all, other I/O that invalidates, a journal flush too
+ * early to count, censoring at the end.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,13 +112,14 @@ static void test_sync_journal_flush_shared_by_two(void **state)
 	ev(s, 7 * MS, BT_A_COMPLETE, 0, WS, 9000, 4096);
 	assert_int_equal(g.n, 0);
 	ev(s, 10 * MS, BT_A_COMPLETE, 0, FWFS, 9008, 4096);
-	assert_int_equal(g.n, 2);
-	for (size_t i = 0; i < 2; i++) {
+	/* theirs, and the journal thread's own commit */
+	assert_int_equal(g.n, 3);
+	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(g.ep[i].flags, BT_SYNC_JOURNAL);
 		assert_int_equal(g.ep[i].closer, JBD);
 		assert_int_equal(g.ep[i].close, 10 * MS);
 	}
-	assert_int_equal(g.ep[0].pid + g.ep[1].pid, 21);
+	assert_int_equal(g.ep[0].pid + g.ep[1].pid + g.ep[2].pid, 21 + JBD);
 	bt_sync_free(s);
 }
 
@@ -131,12 +133,49 @@ static void test_sync_journal_flush_before_data_done_skipped(void **state)
 	ev(s, 2 * MS, BT_A_QUEUE, JBD, FWFS, 9008, 4096);
 	ev(s, 3 * MS, BT_A_COMPLETE, 0, WS, 100, 4096);
 	ev(s, 4 * MS, BT_A_COMPLETE, 0, FWFS, 9008, 4096);
-	assert_int_equal(g.n, 0);
+	/* only the journal thread's own commit closed */
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].pid, JBD);
 	ev(s, 5 * MS, BT_A_QUEUE, JBD, FWFS, 9016, 4096);
 	ev(s, 8 * MS, BT_A_COMPLETE, 0, FWFS, 9016, 4096);
+	assert_int_equal(g.n, 3);
+	for (size_t i = 1; i < 3; i++) {
+		if (g.ep[i].pid == JBD)
+			continue;
+		assert_int_equal(g.ep[i].pid, 10);
+		assert_int_equal(g.ep[i].lat, 7 * MS);
+		assert_int_equal(g.ep[i].data, 2 * MS);
+	}
+	bt_sync_free(s);
+}
+
+/*
+ * An ext4 trace whose only durability operation is jbd2's commit: journal
+ * blocks (WS) and the commit block with PREFLUSH and FUA.  The commit is
+ * the journal thread's own episode, from its first journal block to the
+ * commit block's completion.
+ */
+static void test_sync_journal_commit_is_its_own_episode(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+
+	(void)state;
+	ev(s, 1 * MS, BT_A_QUEUE, JBD, WS, 9000, 8192);
+	ev(s, 2 * MS, BT_A_QUEUE, JBD, FWFS, 9016, 4096);
+	ev(s, 30 * MS, BT_A_COMPLETE, 0, WS, 9000, 8192);
+	assert_int_equal(g.n, 0);
+	ev(s, 82 * MS, BT_A_COMPLETE, 0, FWFS, 9016, 4096);
 	assert_int_equal(g.n, 1);
-	assert_int_equal(g.ep[0].lat, 7 * MS);
-	assert_int_equal(g.ep[0].data, 2 * MS);
+	assert_int_equal(g.ep[0].pid, JBD);
+	assert_int_equal(g.ep[0].closer, JBD);
+	assert_int_equal(g.ep[0].flags, BT_SYNC_JOURNAL);
+	assert_int_equal(g.ep[0].lat, 81 * MS);
+	assert_int_equal(g.ep[0].data, 29 * MS);
+	assert_int_equal(g.ep[0].flush, 52 * MS);
+	assert_int_equal(g.ep[0].data_bytes, 12288);
+	bt_sync_finish(s);
+	assert_int_equal(g.n, 1);
 	bt_sync_free(s);
 }
 
@@ -255,10 +294,14 @@ static void test_sync_any_flush_and_journal_pid(void **state)
 	ev(s, 3 * MS + 5, BT_A_QUEUE, 55, FWS, 0, 0);	/* --journal-pid */
 	ev(s, 4 * MS - 1, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
 	ev(s, 4 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
-	assert_int_equal(g.n, 2);
-	for (size_t i = 0; i < 2; i++)
+	/* pid 10's, 33's own and the journal pid's own commit */
+	assert_int_equal(g.n, 3);
+	for (size_t i = 0; i < 3; i++) {
 		if (g.ep[i].pid == 10)
 			assert_int_equal(g.ep[i].closer, 55);
+		if (g.ep[i].pid == 55)
+			assert_int_equal(g.ep[i].flags, BT_SYNC_JOURNAL);
+	}
 	bt_sync_free(s);
 }
 
@@ -285,9 +328,12 @@ static void test_sync_barrier_trace(void **state)
 		assert_int_equal(bt_sync_feed(s, &e, "kjournald"), 0);
 	}
 	ev(s, 9 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH | BT_TC_WRITE, 800, 4096);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.ep[0].flags, BT_SYNC_JOURNAL);
-	assert_int_equal(g.ep[0].lat, 8 * MS);
+	/* pid 10's and kjournald's own commit */
+	assert_int_equal(g.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(g.ep[i].flags, BT_SYNC_JOURNAL);
+		assert_int_equal(g.ep[i].lat, g.ep[i].pid == 10 ? 8 * MS : 6 * MS);
+	}
 	bt_sync_free(s);
 }
 
@@ -354,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_sync_merged_writes_then_self_flush),
 		cmocka_unit_test(test_sync_journal_flush_shared_by_two),
 		cmocka_unit_test(test_sync_journal_flush_before_data_done_skipped),
+		cmocka_unit_test(test_sync_journal_commit_is_its_own_episode),
 		cmocka_unit_test(test_sync_fua_write_closes_itself),
 		cmocka_unit_test(test_sync_no_flush_closes_at_data),
 		cmocka_unit_test(test_sync_other_io_invalidates),

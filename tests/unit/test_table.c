@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_table.c - the report table: TSV and CSV layout, quoting of awkward
- * cells, -H, number formats (µs, s, dev), refusal of rows with the wrong
- * cell count, and write errors surfacing from bt_table_free().
+ * cells, -H, number formats (µs, s, dev), JSON Lines (keys, numbers,
+ * nulls, escapes), refusal of rows with the wrong cell count, and write
+ * errors surfacing from bt_table_free().
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 #include "btkit.h"
 
@@ -218,6 +220,83 @@ static void test_table_new_rejects_no_columns(void **state)
 	assert_null(t);
 }
 
+static const char *const jcols[] = { "dev", "comm", "n", "lat_us", "x" };
+
+static void test_table_json_rows_keyed_by_column_names(void **state)
+{
+	struct sink s;
+
+	(void)state;
+	/* header asked for: JSON Lines has none, each row names its columns */
+	open_sink(&s, BT_TABLE_JSON, 1, jcols, 5);
+	bt_table_dev(s.t, BT_DEV_MAKE(8, 16));
+	bt_table_str(s.t, "fio");
+	bt_table_u64(s.t, 42);
+	bt_table_us(s.t, 1234567);
+	bt_table_i64(s.t, -3);
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	bt_table_dev(s.t, BT_DEV_MAKE(259, 0));
+	bt_table_str(s.t, "123");	/* text stays text */
+	bt_table_s(s.t, 1500000000);
+	bt_table_double(s.t, 0.25, 2);
+	bt_table_double(s.t, 7, 0);
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "{\"dev\":\"8,16\",\"comm\":\"fio\",\"n\":42,"
+		   "\"lat_us\":1234.567,\"x\":-3}\n"
+		   "{\"dev\":\"259,0\",\"comm\":\"123\",\"n\":1.500000000,"
+		   "\"lat_us\":0.25,\"x\":7}\n");
+}
+
+static void test_table_json_empty_dash_and_nonfinite_are_null(void **state)
+{
+	static const char *const cols[] = { "a", "b", "c", "d", "e" };
+	struct sink s;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_JSON, 0, cols, 5);
+	bt_table_str(s.t, "");
+	bt_table_str(s.t, "-");
+	bt_table_str(s.t, NULL);
+	bt_table_double(s.t, NAN, 3);
+	bt_table_double(s.t, -INFINITY, 3);
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "{\"a\":null,\"b\":null,\"c\":null,\"d\":null,\"e\":null}\n");
+}
+
+static void test_table_json_escapes_quotes_controls_and_bad_utf8(void **state)
+{
+	static const char *const cols[] = { "we\"ird", "t" };
+	struct sink s;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_JSON, 0, cols, 2);
+	bt_table_str(s.t, "a\"b\\c\td\ne\x01");
+	/* valid UTF-8 (é, U+20AC) kept; a lone 0xff and a surrogate escaped */
+	bt_table_str(s.t, "\xc3\xa9\xe2\x82\xac\xff\xed\xa0\x80");
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "{\"we\\\"ird\":\"a\\\"b\\\\c\\td\\ne\\u0001\","
+		   "\"t\":\"\xc3\xa9\xe2\x82\xac\\u00ff\\u00ed\\u00a0\\u0080\"}\n");
+}
+
+static void test_table_json_wrong_cell_count_is_einval(void **state)
+{
+	static const char *const cols[] = { "a", "b" };
+	struct sink s;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_JSON, 0, cols, 2);
+	bt_table_u64(s.t, 1);
+	assert_int_equal(bt_table_end_row(s.t), -EINVAL);
+	bt_table_u64(s.t, 1);
+	bt_table_u64(s.t, 2);
+	bt_table_u64(s.t, 3);
+	assert_int_equal(bt_table_end_row(s.t), -EINVAL);
+	bt_table_u64(s.t, 4);
+	bt_table_str(s.t, "x");
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "{\"a\":4,\"b\":\"x\"}\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +310,10 @@ int main(void)
 		cmocka_unit_test(test_table_wrong_cell_count_is_einval),
 		cmocka_unit_test(test_table_write_error_is_eio),
 		cmocka_unit_test(test_table_new_rejects_no_columns),
+		cmocka_unit_test(test_table_json_rows_keyed_by_column_names),
+		cmocka_unit_test(test_table_json_empty_dash_and_nonfinite_are_null),
+		cmocka_unit_test(test_table_json_escapes_quotes_controls_and_bad_utf8),
+		cmocka_unit_test(test_table_json_wrong_cell_count_is_einval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

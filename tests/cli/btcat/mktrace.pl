@@ -9,15 +9,19 @@
 # Per-CPU sequences stay contiguous, as blkparse's pipe mode expects.
 # -g leaves a gap in a CPU's sequence numbers: blkparse reading a stream
 # then holds everything back to the end and names it with every note.
-# Usage: mktrace.pl [-b] [-8] [-g] > FILE   (-b big-endian, -8 version 8)
+# -z writes a zoned device's trace instead (version 8 only): zone
+# management commands, zone appends completing where the device put them
+# (with the kernel's extra record for each), zone write plugging.
+# Usage: mktrace.pl [-b] [-8] [-g] [-z] > FILE   (-b big-endian, -8 version 8)
 use strict;
 use warnings;
 
-my ($big, $v8, $gap) = (0, 0, 0);
+my ($big, $v8, $gap, $zoned) = (0, 0, 0, 0);
 for (@ARGV) {
 	$big = 1 if $_ eq '-b';
 	$v8 = 1 if $_ eq '-8';
 	$gap = 1 if $_ eq '-g';
+	($zoned, $v8) = (1, 1) if $_ eq '-z';
 }
 my %seq;
 my $t = 5_000_000_123_456;
@@ -64,6 +68,11 @@ sub message {
 	my ($text, %o) = @_;
 	rec(note => 1, cat => $NOTIFY, act => 2, pid => $o{pid} // 4242,
 	    cpu => $o{cpu} // 1, pdu => $text, cgroup => $o{cgroup});
+}
+
+if ($zoned) {
+	zoned();
+	exit 0;
 }
 
 note_process(100, 'fio');
@@ -120,3 +129,68 @@ for my $cpu (1, 0, 1, 0) {
 }
 rec(act => 7, cat => $W, pid => 4_000_000_000, dev => dev(4095, 1048575),
     cpu => 3, seq => 3_000_000_000, sector => ~0, bytes => 512);
+
+# Zoned: categories of version 8 (bits 32-37 of the action word), the zone
+# write plug actions 18 (ZP) and 19 (ZU), FS (256) and ISSUE (64).
+sub zoned {
+	my ($FS, $ISSUE, $ZAPP, $ZRESET, $ZRESETALL, $ZFINISH, $ZOPEN,
+	    $ZCLOSE) = (256, 64, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20,
+	    1 << 21);
+	my $zone = 524288;	# 256 MiB zones
+	my %at = (Q => [1, $QUEUE], G => [4, $QUEUE], D => [7, $ISSUE | $FS],
+		  C => [8, $COMPLETE | $FS]);
+	my $ev = sub {
+		my ($what, $cat, $sector, $bytes, $pid, $cpu) = @_;
+		$t += 1000;
+		rec(act => $at{$what}[0], cat => $cat | $at{$what}[1],
+		    sector => $sector, bytes => $bytes,
+		    pid => $what eq 'C' ? 0 : $pid, cpu => $cpu // 0);
+	};
+	my $cmd = sub {
+		my ($cat, $sector, $pid) = @_;
+		$ev->($_, $cat | $SYNC, $sector, 0, $pid) for qw(Q G D C);
+	};
+	note_process(2201, 'fio');
+	note_process(2202, 'blkzone');
+	$cmd->($W | $ZRESET, $zone, 2202);
+	$cmd->($ZOPEN, 2 * $zone, 2202);
+	# Two appends to one zone, both dispatched at its start; the device
+	# writes the 8 KiB one first.  After each C the kernel's record of the
+	# bio's new sector: action C without the COMPLETE category.
+	my $za = $W | $SYNC | $ZAPP;
+	$ev->('Q', $za, $zone, 4096, 2201, 1);
+	$ev->('G', $za, $zone, 4096, 2201, 1);
+	$ev->('Q', $za, $zone, 8192, 2201, 1);
+	$ev->('G', $za, $zone, 8192, 2201, 1);
+	$ev->('D', $za, $zone, 4096, 2201, 1);
+	$ev->('D', $za, $zone, 8192, 2201, 1);
+	$ev->('C', $za, $zone, 8192, 0, 1);
+	$t += 1000;
+	rec(act => 8, cat => $za | $FS, sector => $zone, bytes => 8192,
+	    cpu => 1);
+	$ev->('C', $za, $zone + 16, 4096, 0, 1);
+	$t += 1000;
+	rec(act => 8, cat => $za | $FS, sector => $zone + 16, bytes => 4096,
+	    cpu => 1);
+	# A write waits in its zone's write plug (ZP) until the write ahead of
+	# it completes, then leaves it (ZU): no payload, sector and bytes of
+	# the bio, opf 0 (a read in rwbs).
+	my $w = $W | $SYNC;
+	$ev->('Q', $w, 3 * $zone, 4096, 2201);
+	$ev->('G', $w, 3 * $zone, 4096, 2201);
+	$ev->('D', $w, 3 * $zone, 4096, 2201);
+	$ev->('Q', $w, 3 * $zone + 8, 4096, 2201);
+	$t += 1000;
+	rec(act => 18, cat => $R | $QUEUE, sector => 3 * $zone + 8,
+	    bytes => 4096, pid => 2201);
+	$ev->('C', $w, 3 * $zone, 4096, 0);
+	$t += 1000;
+	rec(act => 19, cat => $R | $QUEUE, sector => 3 * $zone + 8,
+	    bytes => 4096, pid => 2201);
+	$ev->('G', $w, 3 * $zone + 8, 4096, 2201);
+	$ev->('D', $w, 3 * $zone + 8, 4096, 2201);
+	$ev->('C', $w, 3 * $zone + 8, 4096, 0);
+	$cmd->($ZFINISH, 3 * $zone, 2202);
+	$cmd->($W | $ZCLOSE, 2 * $zone, 2202);
+	$cmd->($W | $ZRESETALL, 0, 2202);
+}

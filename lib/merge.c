@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * merge.c - merge ratios (btkit(7) "Merge ratio") per device and op (R, W,
+ * all), optionally per owner process: bios queued, back and front merges,
+ * requests dispatched, bios per request, and the block counts of
+ * completions.  q, d, ratio and blk_* follow btt's "Device Merge
+ * Information" (#Q, #D, Ratio, BLKmin/avg/max, Total): Q and D events with
+ * bytes, requeues counted as Qs, #Q raised to #D, blocks from completions
+ * averaged over #D, and nothing of a device counted before its first Q or
+ * A, because btt drops those events.  Unlike btt, cgroup-flagged events
+ * count.  Bios per request come from the tracker's finished requests.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "btkit.h"
+#include "internal.h"
+
+enum { OP_R, OP_W, OP_ALL, NOPS };
+static const char *const op_name[NOPS] = { "R", "W", "all" };
+
+struct mstat {
+	uint64_t q, back, front, d;
+	uint64_t blk_n, blk_min, blk_max, blk_total;	/* 512-byte blocks */
+	uint64_t rqs, bios;	/* completed requests with bytes, their bios */
+};
+
+struct grp {
+	struct mstat st[NOPS];
+};
+
+struct devst {
+	uint8_t live;		/* a Q or A was seen (btt's culling) */
+};
+
+struct bt_merge {
+	struct bt_merge_opts o;
+	struct bt_group *g;	/* struct grp by dev and owner */
+	struct bt_group *devs;	/* struct devst by dev */
+	int err;		/* -ENOMEM met in the done callback */
+	struct bt_done_link next;	/* the tracker's callback before ours */
+};
+
+enum what { Q, BACK, FRONT, D, BLK, BIOS };
+
+static void count(struct mstat *s, enum what w, uint64_t v)
+{
+	switch (w) {
+	case Q:
+		s->q++;
+		break;
+	case BACK:
+		s->back++;
+		break;
+	case FRONT:
+		s->front++;
+		break;
+	case D:
+		s->d++;
+		break;
+	case BLK:
+		if (!s->blk_n || v < s->blk_min)
+			s->blk_min = v;
+		if (!s->blk_n || v > s->blk_max)
+			s->blk_max = v;
+		s->blk_n++;
+		s->blk_total += v;
+		break;
+	case BIOS:
+		s->rqs++;
+		s->bios += v;
+		break;
+	}
+}
+
+static int add(struct bt_merge *m, uint32_t dev, uint32_t pid,
+	       uint32_t category, enum what w, uint64_t v)
+{
+	struct grp *g;
+
+	if (m->o.has_pid && pid != m->o.pid)
+		return 0;
+	g = bt_group_get(m->g, dev, m->o.per_pid ? pid : 0, 0);
+	if (!g)
+		return -ENOMEM;
+	count(&g->st[(category & BT_TC_WRITE) ? OP_W : OP_R], w, v);
+	count(&g->st[OP_ALL], w, v);
+	return 0;
+}
+
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct bt_merge *m = arg;
+	const struct devst *dv;
+
+	if (!(rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) && rq->bytes) {
+		dv = bt_group_find(m->devs, rq->dev, 0, 0);
+		if (dv && dv->live &&
+		    add(m, rq->dev, rq->pid, rq->category, BIOS, rq->nbios) < 0)
+			m->err = -ENOMEM;
+	}
+	bt_done_next(&m->next, rq);
+}
+
+void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to)
+{
+	bt_done_chain(&m->next, to, on_done, m);
+}
+
+int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
+		  const struct bt_request *rq)
+{
+	uint32_t pid = rq ? rq->pid : ev->pid;
+	struct devst *dv;
+
+	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
+		return 0;
+	dv = bt_group_get(m->devs, ev->dev, 0, 0);
+	if (!dv)
+		return -ENOMEM;
+	if (ev->action == BT_A_QUEUE || ev->action == BT_A_REMAP)
+		dv->live = 1;
+	if (!dv->live)
+		return 0;
+	switch (ev->action) {
+	case BT_A_QUEUE:
+		return ev->bytes ? add(m, ev->dev, pid, ev->category, Q, 0) : 0;
+	case BT_A_REQUEUE:
+		return add(m, ev->dev, pid, ev->category, Q, 0);
+	case BT_A_BACKMERGE:
+		return add(m, ev->dev, pid, ev->category, BACK, 0);
+	case BT_A_FRONTMERGE:
+		return add(m, ev->dev, pid, ev->category, FRONT, 0);
+	case BT_A_ISSUE:
+		return ev->bytes ? add(m, ev->dev, pid, ev->category, D, 0) : 0;
+	case BT_A_COMPLETE:
+		/* C runs in interrupt context: its pid owns nothing. */
+		return ev->bytes ? add(m, ev->dev, rq ? rq->pid : 0,
+				       ev->category, BLK, ev->bytes >> 9) : 0;
+	default:
+		return 0;
+	}
+}
+
+int bt_merge_rows(struct bt_merge *m,
+		  void (*row)(const struct bt_merge_row *r, void *arg), void *arg)
+{
+	struct bt_group_key key;
+	const struct grp *g;
+	struct bt_merge_row out;
+
+	if (m->err)
+		return m->err;
+	bt_group_sort(m->g, NULL);
+	for (size_t i = 0; (g = bt_group_at(m->g, i, &key)); i++) {
+		for (int op = 0; op < NOPS; op++) {
+			const struct mstat *s = &g->st[op];
+
+			if (!s->q && !s->d && !s->back && !s->front &&
+			    !s->blk_n && op != OP_ALL)
+				continue;
+			out.dev = key.dev;
+			out.pid = key.pid;
+			out.op = op_name[op];
+			out.q = s->q < s->d ? s->d : s->q;
+			out.back = s->back;
+			out.front = s->front;
+			out.d = s->d;
+			out.ratio = s->d ? (double)out.q / (double)s->d : 0;
+			out.bios_per_rq = s->rqs ? (double)s->bios /
+						   (double)s->rqs : 0;
+			out.blk_min = s->blk_min;
+			out.blk_avg = s->d ? s->blk_total / s->d : 0;
+			out.blk_max = s->blk_max;
+			out.blk_total = s->blk_total;
+			row(&out, arg);
+		}
+	}
+	return 0;
+}
+
+int bt_merge_new(struct bt_merge **out, const struct bt_merge_opts *opts)
+{
+	struct bt_merge *m;
+
+	*out = NULL;
+	if (!opts)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->o = *opts;
+	if (bt_group_new(&m->g, sizeof(struct grp)) < 0 ||
+	    bt_group_new(&m->devs, sizeof(struct devst)) < 0) {
+		bt_merge_free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void bt_merge_free(struct bt_merge *m)
+{
+	if (!m)
+		return;
+	bt_group_free(m->g);
+	bt_group_free(m->devs);
+	free(m);
+}
