@@ -38,7 +38,8 @@
 #define POLL_MS		20
 #define READER_NICE	-10		/* nice of the reading thread */
 #define CONVERT_DEVS	64		/* devices a conversion can number */
-#define TRACEFS_KB	8192		/* default per-CPU ring buffer */
+#define TRACEFS_KB	8192		/* default per-CPU ring buffer, at least */
+#define TRACEFS_TOTAL_KB 65536		/* default ring buffer over all CPUs */
 #define RELAY_KB	2048		/* blktrace's default: 4 x 512 KB */
 
 struct out {
@@ -159,6 +160,8 @@ int bt_cap_tracefs_start(struct bt_capture *c, char *msg, size_t mlen);
 void bt_cap_tracefs_disable(struct bt_capture *c, int *ret);
 int bt_cap_tracefs_restore(struct bt_capture *c);
 uint64_t bt_cap_tracefs_lost(void);
+/* Default per-CPU ring buffer in KB: TRACEFS_TOTAL_KB over the CPUs. */
+unsigned bt_cap_tracefs_default_kb(int ncpu);
 int bt_cap_saved_value(const char *path, char *val, size_t len);
 
 /* capture_stream.c: the object, kernel records to the output stream */

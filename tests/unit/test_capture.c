@@ -350,6 +350,17 @@ static void test_capture_saves_expanded_size_of_boot_buffer(void **state)
 	}
 }
 
+/* 64 MB of ring buffer over the CPUs, never under 8 MB per CPU. */
+static void test_capture_tracefs_buffer_spread_over_cpus(void **state)
+{
+	(void)state;
+	assert_int_equal(bt_cap_tracefs_default_kb(1), 65536);
+	assert_int_equal(bt_cap_tracefs_default_kb(2), 32768);
+	assert_int_equal(bt_cap_tracefs_default_kb(8), 8192);
+	assert_int_equal(bt_cap_tracefs_default_kb(64), 8192);
+	assert_int_equal(bt_cap_tracefs_default_kb(0), 65536);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_capture_keeps_only_given_devices),
 		cmocka_unit_test(test_capture_skips_garbage_between_records),
 		cmocka_unit_test(test_capture_saves_expanded_size_of_boot_buffer),
+		cmocka_unit_test(test_capture_tracefs_buffer_spread_over_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
