@@ -503,6 +503,64 @@ void bt_blkdev_sched_free(struct bt_blkdev_sched *s);
  */
 int bt_blkdev_scratch(const char *dir, uint64_t bytes, char *path, size_t len);
 
+/* lib/replay_target.c */
+
+/*
+ * Where a replay goes and the rules around it (btreplay's policy): each
+ * traced device's target path, the safety verdict on an explicit target,
+ * opening it, and the scheduler asked for.  Lines meant for the user
+ * (substitutions, values read back, the scheduler in use) go to note().
+ */
+struct bt_replay_map {
+	uint32_t dev;		/* kernel dev_t as traced */
+	const char *path;	/* block device or regular file */
+};
+/*
+ * The path traced device dev is replayed onto: its map entry, else target
+ * (one for the whole trace), else NULL (a scratch device).  -ENOENT: maps
+ * given, none for dev; -E2BIG: one target but ndevs traced devices.
+ */
+int bt_replay_target_path(const struct bt_replay_map *map, size_t nmap,
+			  const char *target, uint32_t dev, size_t ndevs,
+			  const char **path);
+
+#define BT_TGT_WRITE		1u	/* the trace's writes and discards allowed */
+#define BT_TGT_FORCE		2u	/* in use or with a signature: anyway */
+/* Refusals beside the BT_BLK_* reasons of bt_blkdev_check(). */
+#define BT_TGT_TOO_SMALL	32u	/* the trace reaches past the end */
+#define BT_TGT_WRITES		64u	/* writes or discards without BT_TGT_WRITE */
+
+struct bt_replay_verdict {
+	int is_blk;		/* a block device (else a regular file) */
+	struct bt_blkdev b;	/* is_blk: the device */
+	uint64_t size;		/* bytes */
+	unsigned refused;	/* the rule that said no (BT_BLK_*, BT_TGT_*); 0: go */
+	char why[256];		/* refused or failed: what to tell the user */
+};
+/*
+ * The safety rules on an explicit target for traced device d: never the
+ * root filesystem's device or one smaller than the trace reaches; writes
+ * only with BT_TGT_WRITE; a device mounted, held, busy or with a signature
+ * only with BT_TGT_FORCE.  0 with v->refused set or clear, or -errno
+ * (v->why says what failed).
+ */
+int bt_replay_check_target(const char *path, const struct bt_replay_dev *d,
+			   unsigned flags, struct bt_replay_verdict *v);
+/* Open for O_DIRECT (a file without it: buffered, noted); fd or -errno. */
+int bt_replay_open_target(const char *path, int is_blk, int writes,
+			  void (*note)(void *arg, const char *line), void *arg);
+/*
+ * The scheduler of a replay on disk: want (NULL: keep), a legacy name the
+ * kernel lacks mapped to its blk-mq one (cfq and as: bfq with CFQ's
+ * slice_idle=8 and low_latency=0), then each "KEY=VALUE" of tunes, all
+ * after the switch, which resets them.  *out as bt_blkdev_sched_switch()
+ * sets it (restore and free it, also on failure).  0 or -errno (msg).
+ */
+int bt_replay_sched_apply(const char *disk, const char *want,
+			  const char *const *tunes, size_t ntunes,
+			  void (*note)(void *arg, const char *line), void *arg,
+			  struct bt_blkdev_sched **out, char *msg, size_t mlen);
+
 /* --------------------------------------------------------------- capture */
 
 /* lib/capture.c */
@@ -547,6 +605,12 @@ struct bt_capture_stats {
 	uint64_t bad;		/* malformed records skipped */
 	uint64_t duration_ns;	/* ns: start to stop */
 	enum bt_capture_via via; /* the path used */
+	/*
+	 * tracefs: the ring buffer was unexpanded (boot state, buffer_size_kb
+	 * "7 (expanded: 1408)") and is left at its expanded size, as any
+	 * first use of tracing leaves it: the kernel cannot unexpand it.
+	 */
+	uint8_t expanded_ring;
 };
 
 /*

@@ -21,45 +21,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "btkit.h"
-
-/* Read a small sysfs file into buf without the trailing newline. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return (int)n;
-}
-
-static int write_str(const char *path, const char *val)
-{
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
-}
+#include "sysfs.h"
 
 int bt_blkdev_info(const char *path, struct bt_blkdev *b)
 {
@@ -93,16 +55,16 @@ int bt_blkdev_info(const char *path, struct bt_blkdev *b)
 			return -ENAMETOOLONG;
 		strcpy(b->disk, slash + 1);
 		snprintf(sys, sizeof(sys), "/sys/class/block/%s/start", b->name);
-		if (read_line(sys, buf, sizeof(buf)) > 0)
+		if (bt_sysfs_read(sys, buf, sizeof(buf)) > 0)
 			b->part_start = strtoull(buf, NULL, 10);
 	}
 	/* From sysfs only: the device node may be closed to us (the root disk). */
 	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", b->name);
-	if (read_line(sys, buf, sizeof(buf)) <= 0)
+	if (bt_sysfs_read(sys, buf, sizeof(buf)) <= 0)
 		return -EIO;
 	b->size = strtoull(buf, NULL, 10) * 512;
 	snprintf(sys, sizeof(sys), "/sys/block/%s/queue/logical_block_size", b->disk);
-	b->lbs = read_line(sys, buf, sizeof(buf)) > 0 ?
+	b->lbs = bt_sysfs_read(sys, buf, sizeof(buf)) > 0 ?
 		(unsigned)strtoul(buf, NULL, 10) : 512;
 	return 0;
 }
@@ -139,7 +101,7 @@ static uint32_t dev_of_name(const char *name)
 	unsigned ma, mi;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
-	if (read_line(path, buf, sizeof(buf)) <= 0 ||
+	if (bt_sysfs_read(path, buf, sizeof(buf)) <= 0 ||
 	    sscanf(buf, "%u:%u", &ma, &mi) != 2)
 		return 0;
 	return BT_DEV_MAKE(ma, mi);
@@ -358,16 +320,10 @@ int bt_blkdev_check(const char *path, const struct bt_blkdev *b,
 
 /* ---------------------------------------------------------- scheduler */
 
-struct saved_attr {
-	char path[160];
-	char value[96];
-};
-
 struct bt_blkdev_sched {
 	char disk[64];
 	char old[32];		/* scheduler before the switch */
-	struct saved_attr *attrs; /* tunables to write back, in order */
-	size_t nattrs;
+	struct bt_sysfs_saved attrs; /* tunables and queue attributes to write back */
 };
 
 /* "none [mq-deadline] kyber bfq": the bracketed one. */
@@ -389,7 +345,7 @@ int bt_blkdev_sched_get(const char *disk, char *cur, size_t len,
 	int rc;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", disk);
-	rc = read_line(path, line, sizeof(line));
+	rc = bt_sysfs_read(path, line, sizeof(line));
 	if (rc < 0)
 		return rc;
 	if (avail)
@@ -413,26 +369,10 @@ int bt_blkdev_sched_avail(const char *disk, const char *name)
 
 static int save_attr(struct bt_blkdev_sched *s, const char *path)
 {
-	struct saved_attr *a;
-	char val[96];
-	int rc;
+	char val[256];
+	int rc = bt_sysfs_read(path, val, sizeof(val));
 
-	for (size_t i = 0; i < s->nattrs; i++)
-		if (strcmp(s->attrs[i].path, path) == 0)
-			return 0;	/* the first value is the one to restore */
-	rc = read_line(path, val, sizeof(val));
-	if (rc < 0)
-		return rc;
-	if (strlen(path) >= sizeof(a->path))
-		return -ENAMETOOLONG;
-	a = realloc(s->attrs, (s->nattrs + 1) * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	s->attrs = a;
-	a += s->nattrs++;
-	strcpy(a->path, path);
-	strcpy(a->value, val);
-	return 0;
+	return rc < 0 ? rc : bt_sysfs_keep(&s->attrs, path, val);
 }
 
 /*
@@ -493,7 +433,7 @@ int bt_blkdev_sched_switch(const char *disk, const char *name,
 	if (!name || strcmp(name, s->old) == 0)
 		return 0;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", disk);
-	rc = write_str(path, name);
+	rc = bt_sysfs_write(path, name);
 	if (rc < 0)
 		return rc;
 	/* The write can succeed and leave another one in place: re-read. */
@@ -522,10 +462,10 @@ int bt_blkdev_sched_tune(struct bt_blkdev_sched *s, const char *key,
 		if (rc < 0)
 			return rc;
 	}
-	rc = write_str(path, val);
+	rc = bt_sysfs_write(path, val);
 	if (rc < 0)
 		return rc;
-	rc = read_line(path, got, glen);
+	rc = bt_sysfs_read(path, got, glen);
 	return rc < 0 ? rc : 0;
 }
 
@@ -539,17 +479,13 @@ int bt_blkdev_sched_restore(struct bt_blkdev_sched *s)
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", s->disk);
 	if (bt_blkdev_sched_get(s->disk, now, sizeof(now), NULL, 0) < 0 ||
 	    strcmp(now, s->old) != 0)
-		rc = write_str(path, s->old);
+		rc = bt_sysfs_write(path, s->old);
 	if (rc == 0 && bt_blkdev_sched_get(s->disk, now, sizeof(now), NULL, 0) == 0 &&
 	    strcmp(now, s->old) != 0)
 		rc = -EIO;
 	/* Old scheduler's tunables and queue attributes, saved before we touched them. */
-	for (size_t i = 0; i < s->nattrs; i++) {
-		r = write_str(s->attrs[i].path, s->attrs[i].value);
-		if (r < 0 && r != -EINVAL && rc == 0)
-			rc = r;
-	}
-	return rc;
+	r = bt_sysfs_restore(&s->attrs, true);
+	return rc < 0 ? rc : r;
 }
 
 const char *bt_blkdev_sched_old(const struct bt_blkdev_sched *s)
@@ -561,7 +497,7 @@ void bt_blkdev_sched_free(struct bt_blkdev_sched *s)
 {
 	if (!s)
 		return;
-	free(s->attrs);
+	bt_sysfs_saved_free(&s->attrs);
 	free(s);
 }
 

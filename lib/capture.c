@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * capture.c - the session behind btcapture (and btreplay --capture):
- * check and take the block devices, choose the classic relay interface
- * (BLKTRACESETUP, capture_relay.c) or, where kernel lockdown makes the
+ * check and take the block devices, open the outputs, choose the classic
+ * relay interface (capture_relay.c) or, where kernel lockdown makes the
  * relay files unreadable (open fails with EPERM), the tracefs "blk" tracer
- * with the "bin" option, run the thread that reads the kernel buffers, and
- * stop.  Every tracefs and sysfs setting it changes is saved first and
- * restored by bt_capture_stop(), also after a failure half way through
+ * (capture_tracefs.c), run the thread that reads the kernel buffers, and
+ * stop.  Every setting a back-end changes is written back by
+ * bt_capture_stop(), also after a failure half way through
  * bt_capture_start().  What the records become on the way out is
- * capture_stream.c's part.
+ * capture_stream.c's part.  Calls run one way: the session calls the
+ * back-ends and the stream, which never call back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,26 +30,7 @@
 #include <sys/types.h>
 #include <linux/fs.h>
 #include "capture_int.h"
-
-void bt_cap_msg(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!msg || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Copy with truncation, always NUL terminated. */
-void bt_cap_copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = 0;
-}
+#include "sysfs.h"
 
 static uint64_t now_ns(clockid_t id)
 {
@@ -56,143 +38,6 @@ static uint64_t now_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ------------------------------------------------------- files in sysfs */
-
-int bt_cap_read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	close(fd);
-	buf[n] = 0;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return 0;
-}
-
-static int write_text(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	size_t n = strlen(val);
-	ssize_t w;
-
-	if (fd < 0)
-		return -errno;
-	w = write(fd, val, n);
-	if (w < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	close(fd);
-	return w == (ssize_t)n ? 0 : -EIO;
-}
-
-/*
- * The value to write back later.  trace_clock lists every clock with the
- * current one in brackets; buffer_size_kb reads "7 (expanded: 1408)" before
- * the buffer was first used, and only the expanded size can be written back
- * (the kernel never shrinks to the unexpanded one by itself).
- */
-static void normalize(const char *path, char *val)
-{
-	char *p, *q;
-
-	if (strstr(path, "trace_clock") && (p = strchr(val, '['))) {
-		q = strchr(p, ']');
-		if (q) {
-			*q = 0;
-			memmove(val, p + 1, strlen(p + 1) + 1);
-		}
-	} else if (strstr(path, "buffer_size_kb") &&
-		   (p = strstr(val, "expanded: "))) {
-		unsigned long kb = strtoul(p + 10, NULL, 10);
-
-		snprintf(val, 64, "%lu", kb);
-	}
-}
-
-/* Save the current value of path (once) and write val. */
-static int set_saved(struct bt_capture *c, const char *path, const char *val,
-		     char *msg, size_t mlen)
-{
-	char old[4096];
-	int r, i;
-
-	r = bt_cap_read_text(path, old, sizeof(old));
-	if (r < 0) {
-		bt_cap_msg(msg, mlen, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	normalize(path, old);
-	if (strcmp(old, val) == 0)
-		return 0;
-	for (i = 0; i < c->nsaved; i++)
-		if (strcmp(c->saved[i].path, path) == 0)
-			break;
-	if (i == c->nsaved) {
-		if (c->nsaved == MAX_SAVED || strlen(path) >= 160 ||
-		    strlen(old) >= 64) {
-			bt_cap_msg(msg, mlen, "%s: cannot save old value", path);
-			return -E2BIG;
-		}
-		snprintf(c->saved[i].path, sizeof(c->saved[i].path), "%s", path);
-		snprintf(c->saved[i].val, sizeof(c->saved[i].val), "%s", old);
-		c->nsaved++;
-	}
-	r = write_text(path, val);
-	if (r < 0)
-		bt_cap_msg(msg, mlen, "%s: cannot write '%s': %s", path, val,
-		       strerror(-r));
-	return r;
-}
-
-/* Restore in reverse order; the first failure is returned. */
-static int restore_saved(struct bt_capture *c)
-{
-	int ret = 0;
-
-	while (c->nsaved > 0) {
-		struct saved *s = &c->saved[--c->nsaved];
-		int r = write_text(s->path, s->val);
-
-		if (r < 0 && !ret)
-			ret = r;
-	}
-	return ret;
-}
-
-int bt_cap_ensure_mounted(const char *dir, const char *type, bool *mounted,
-			  char *msg, size_t mlen)
-{
-	char probe[128];
-	struct stat st;
-
-	snprintf(probe, sizeof(probe), "%s/%s", dir,
-		 strcmp(type, "tracefs") == 0 ? "trace_pipe" : "block");
-	if (stat(probe, &st) == 0)
-		return 0;
-	if (mount("nodev", dir, type, 0, NULL) < 0) {
-		int e = -errno;
-
-		bt_cap_msg(msg, mlen, "cannot mount %s on %s: %s", type, dir,
-		       strerror(errno));
-		return e;
-	}
-	*mounted = true;
-	return 0;
 }
 
 static void *reader_thread(void *arg)
@@ -293,8 +138,51 @@ static int dev_lookup(struct cdev *d, const char *path, char *msg, size_t mlen)
 	return 0;
 }
 
+/*
+ * -D DIR as blktrace -D treats it: made when missing, with its parents;
+ * a failure names the directory, not a file inside it.
+ */
+static int make_dir(const char *dir, char *msg, size_t mlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path)) {
+		bt_cap_msg(msg, mlen, "%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; ; p++) {
+		bool last = *p == 0;
+
+		if (*p != '/' && !last)
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			int e = -errno;
+
+			bt_cap_msg(msg, mlen, "%s: cannot create the directory: %s",
+				   path, strerror(errno));
+			return e;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		bt_cap_msg(msg, mlen, "%s: %s", dir, strerror(ENOTDIR));
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 static int open_dir_files(struct bt_capture *c, char *msg, size_t mlen)
 {
+	int rc = make_dir(c->o.dir, msg, mlen);
+
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < c->ndevs; i++) {
 		struct cdev *d = &c->devs[i];
 
@@ -351,184 +239,6 @@ static void close_dir_files(struct bt_capture *c, int *ret)
 	}
 }
 
-int bt_cap_add_src(struct bt_capture *c, int fd)
-{
-	struct src *s = &c->srcs[c->nsrcs];
-
-	s->buf = malloc(INBUF);
-	if (!s->buf)
-		return -ENOMEM;
-	s->fd = fd;
-	s->len = 0;
-	c->nsrcs++;
-	return 0;
-}
-
-static uint64_t tracefs_lost(void)
-{
-	uint64_t total = 0;
-
-	for (int cpu = 0;; cpu++) {
-		char path[96], buf[1024];
-		const char *keys[] = { "\noverrun: ", "\ncommit overrun: ",
-				       "\ndropped events: " };
-
-		snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/stats", cpu);
-		if (bt_cap_read_text(path, buf + 1, sizeof(buf) - 1) < 0)
-			break;
-		buf[0] = '\n';
-		for (size_t k = 0; k < 3; k++) {
-			const char *p = strstr(buf, keys[k]);
-
-			if (p)
-				total += strtoull(p + strlen(keys[k]), NULL, 10);
-		}
-	}
-	return total;
-}
-
-/* Refuse when someone else uses the tracer or the device's trace. */
-static int tracefs_check_free(struct bt_capture *c, char *msg, size_t mlen)
-{
-	char buf[4096];
-
-	if (bt_cap_read_text(TRACEFS "/current_tracer", buf, sizeof(buf)) < 0) {
-		bt_cap_msg(msg, mlen, "cannot read " TRACEFS "/current_tracer");
-		return -ENOENT;
-	}
-	if (strcmp(buf, "nop") != 0) {
-		bt_cap_msg(msg, mlen, "tracer '%s' is in use (" TRACEFS
-		       "/current_tracer); not touching it", buf);
-		return -EBUSY;
-	}
-	if (bt_cap_read_text(TRACEFS "/set_event", buf, sizeof(buf)) == 0 && buf[0]) {
-		bt_cap_msg(msg, mlen, "trace events are enabled (" TRACEFS
-		       "/set_event); tracefs is in use");
-		return -EBUSY;
-	}
-	for (size_t i = 0; i < c->ndevs; i++) {
-		char path[160];
-
-		snprintf(path, sizeof(path), "%s/trace/enable", c->devs[i].sysdir);
-		if (bt_cap_read_text(path, buf, sizeof(buf)) < 0) {
-			bt_cap_msg(msg, mlen, "%s: no block trace support (%s)",
-			       c->devs[i].path, path);
-			return -EOPNOTSUPP;
-		}
-		if (strcmp(buf, "0") != 0) {
-			bt_cap_msg(msg, mlen, "%s is already being traced",
-			       c->devs[i].path);
-			return -EBUSY;
-		}
-	}
-	return 0;
-}
-
-static int tracefs_start(struct bt_capture *c, char *msg, size_t mlen)
-{
-	static const char *const opts[][2] = {
-		{ "blk_classic", "0" },		/* else text, not records */
-		{ "context-info", "0" },	/* else a 16-byte prefix */
-		{ "bin", "1" },
-		{ "record-cmd", "1" },		/* saved_cmdlines: comms */
-	};
-	char path[160], val[32];
-	int r, fd;
-
-	r = bt_cap_ensure_mounted(TRACEFS, "tracefs", &c->mounted_tracefs, msg, mlen);
-	if (r < 0)
-		return r;
-	r = tracefs_check_free(c, msg, mlen);
-	if (r < 0)
-		return r;
-	/*
-	 * The mono clock is CLOCK_MONOTONIC, the relay path's clock too, so
-	 * note times and the reorder window can be taken from user space.
-	 */
-	r = set_saved(c, TRACEFS "/trace_clock", "mono", msg, mlen);
-	if (r < 0)
-		return r;
-	/*
-	 * The boot-time 1408 KB per CPU overflows within 50 ms at 400,000
-	 * events/s when fio takes both CPUs from the reader; 8 MB does not.
-	 * The kernel sizes the buffer in pages of 4080 bytes, so the KB it
-	 * reads back after the restore can differ from the boot-time figure
-	 * (1410 for 1408) though the number of pages is the same.
-	 */
-	snprintf(val, sizeof(val), "%u", c->o.buf_kb ? c->o.buf_kb : TRACEFS_KB);
-	r = set_saved(c, TRACEFS "/buffer_size_kb", val, msg, mlen);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		snprintf(path, sizeof(path), TRACEFS "/options/%s", opts[i][0]);
-		r = set_saved(c, path, opts[i][1], msg, mlen);
-		if (r < 0)
-			return r;
-	}
-	r = set_saved(c, TRACEFS "/options/blk_cgroup",
-		      c->o.cgroup ? "1" : "0", msg, mlen);
-	if (r < 0)
-		return r;
-	r = set_saved(c, TRACEFS "/tracing_on", "1", msg, mlen);
-	if (r < 0)
-		return r;
-	r = set_saved(c, TRACEFS "/current_tracer", "blk", msg, mlen);
-	if (r < 0)
-		return r;
-	c->tracer_set = true;
-	fd = open(TRACEFS "/trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		bt_cap_msg(msg, mlen, TRACEFS "/trace_pipe: %s", strerror(errno));
-		return r;
-	}
-	r = bt_cap_add_src(c, fd);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	c->lost_base = tracefs_lost();
-	for (size_t i = 0; i < c->ndevs; i++) {
-		struct cdev *d = &c->devs[i];
-
-		snprintf(path, sizeof(path), "%s/trace/enable", d->sysdir);
-		r = write_text(path, "1");
-		if (r < 0) {
-			bt_cap_msg(msg, mlen, "%s: %s", path, strerror(-r));
-			return r;
-		}
-		d->enabled = true;
-		if (c->o.act_mask) {
-			snprintf(path, sizeof(path), "%s/trace/act_mask",
-				 d->sysdir);
-			snprintf(val, sizeof(val), "%#x", c->o.act_mask);
-			r = write_text(path, val);
-			if (r < 0) {
-				bt_cap_msg(msg, mlen, "%s: %s", path, strerror(-r));
-				return r;
-			}
-		}
-	}
-	return 0;
-}
-
-static void tracefs_disable(struct bt_capture *c, int *ret)
-{
-	for (size_t i = 0; i < c->ndevs; i++) {
-		struct cdev *d = &c->devs[i];
-		char path[160];
-
-		if (!d->enabled)
-			continue;
-		snprintf(path, sizeof(path), "%s/trace/enable", d->sysdir);
-		int r = write_text(path, "0");
-
-		if (r < 0 && !*ret)
-			*ret = r;
-		d->enabled = false;
-	}
-}
-
 static void close_srcs(struct bt_capture *c)
 {
 	for (int i = 0; i < c->nsrcs; i++) {
@@ -543,74 +253,17 @@ static int undo(struct bt_capture *c)
 {
 	int ret = 0, r;
 
-	tracefs_disable(c, &ret);
+	bt_cap_tracefs_disable(c, &ret);
 	bt_cap_relay_teardown(c);
 	close_srcs(c);
-	r = restore_saved(c);
+	r = bt_cap_tracefs_restore(c);
 	if (r < 0 && !ret)
 		ret = r;
-	c->tracer_set = false;
 	if (c->mounted_debugfs && umount(DEBUGFS) == 0)
 		c->mounted_debugfs = false;
 	if (c->mounted_tracefs && umount(TRACEFS) == 0)
 		c->mounted_tracefs = false;
 	return ret;
-}
-
-void bt_cap_free(struct bt_capture *c)
-{
-	if (!c)
-		return;
-	if (c->stopfd[0] >= 0)
-		close(c->stopfd[0]);
-	if (c->stopfd[1] >= 0)
-		close(c->stopfd[1]);
-	if (c->lockfd >= 0)
-		close(c->lockfd);
-	free(c->devs);
-	free(c->srcs);
-	free(c->slots);
-	free(c->slot_time);
-	free(c->order);
-	free(c->freelist);
-	free(c->seq);
-	free(c->noted);
-	free(c->cm_pid);
-	free(c->cm_comm);
-	free(c);
-}
-
-/* The state both bt_capture_start() and bt_capture_convert() use. */
-struct bt_capture *bt_cap_alloc(const struct bt_capture_opts *o,
-					size_t devcap)
-{
-	struct bt_capture *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->o = *o;
-	c->stopfd[0] = c->stopfd[1] = c->lockfd = -1;
-	c->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (c->ncpu < 1)
-		c->ncpu = 1;
-	c->devs = calloc(devcap, sizeof(*c->devs));
-	c->srcs = calloc(devcap * (size_t)c->ncpu + 1, sizeof(*c->srcs));
-	c->slots = malloc((size_t)NSLOTS * SLOT);
-	c->slot_time = malloc(NSLOTS * sizeof(*c->slot_time));
-	c->order = malloc(NSLOTS * sizeof(*c->order));
-	c->freelist = malloc(NSLOTS * sizeof(*c->freelist));
-	c->seq = calloc(devcap * (size_t)c->ncpu, sizeof(*c->seq));
-	if (!c->devs || !c->srcs || !c->slots || !c->slot_time || !c->order ||
-	    !c->freelist || !c->seq) {
-		bt_cap_free(c);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < NSLOTS; i++)
-		c->freelist[i] = NSLOTS - 1 - i;
-	c->nfree = NSLOTS;
-	for (size_t i = 0; i < devcap; i++)
-		c->devs[i].fd = -1;
-	return c;
 }
 
 int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
@@ -698,7 +351,7 @@ int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
 		bt_cap_msg(msg, mlen, "%s", "");
 		r = bt_cap_write_timestamps(c);
 		if (r >= 0)
-			r = tracefs_start(c, msg, mlen);
+			r = bt_cap_tracefs_start(c, msg, mlen);
 		if (r < 0)
 			goto fail;
 	}
@@ -752,7 +405,7 @@ int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
 	bt_cap_msg(msg, mlen, "%s", "");
 	/* Stop the producers first, then read what is left. */
 	if (c->via == BT_VIA_TRACEFS) {
-		tracefs_disable(c, &ret);
+		bt_cap_tracefs_disable(c, &ret);
 	} else {
 		for (size_t i = 0; i < c->ndevs; i++) {
 			if (c->devs[i].started)
@@ -772,7 +425,7 @@ int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
 		ret = c->thr_err;
 	}
 	if (c->via == BT_VIA_TRACEFS) {
-		uint64_t now = tracefs_lost();
+		uint64_t now = bt_cap_tracefs_lost();
 
 		lost = now > c->lost_base ? now - c->lost_base : 0;
 		if (c->lost_lines > lost)

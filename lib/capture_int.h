@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * capture_int.h - what the capture engine's files share and nobody else:
- * the capture object (session state in capture.c, the relay path in
- * capture_relay.c, the ordered output stream in capture_stream.c) and the
- * helpers they call across.
+ * the capture object and the calls between its files, which run one way.
+ * The session (capture.c) calls the back-ends (capture_relay.c,
+ * capture_tracefs.c) and the stream (capture_stream.c: the object's
+ * buffers, the records on their way out); the back-ends call the stream
+ * only to hand it their descriptors; nothing calls the session.  Kernel
+ * setting files go through sysfs.h.
  */
 #ifndef BTKIT_CAPTURE_INT_H
 #define BTKIT_CAPTURE_INT_H
@@ -16,13 +19,16 @@
 #include <stdint.h>
 #include <linux/blktrace_api.h>
 #include <zlib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include "btkit.h"
+#include "sysfs.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS		"/sys/kernel/debug"
 #define LOCK_PATH	"/run/lock/btkit-capture.lock"
 #define LOCK_PATH2	"/tmp/btkit-capture.lock"
-#define MAX_SAVED	32
 #define SLOT		256		/* bytes of one reorder slot: header + pdu */
 #define NSLOTS		16384		/* reorder window capacity, records */
 #define INBUF		(256 * 1024)	/* read buffer per source */
@@ -32,13 +38,9 @@
 #define POLL_MS		20
 #define READER_NICE	-10		/* nice of the reading thread */
 #define CONVERT_DEVS	64		/* devices a conversion can number */
-#define TRACEFS_KB	8192		/* default per-CPU ring buffer */
+#define TRACEFS_KB	8192		/* default per-CPU ring buffer, at least */
+#define TRACEFS_TOTAL_KB 65536		/* default ring buffer over all CPUs */
 #define RELAY_KB	2048		/* blktrace's default: 4 x 512 KB */
-
-struct saved {
-	char path[160];
-	char val[64];
-};
 
 struct out {
 	int fd;
@@ -72,9 +74,8 @@ struct bt_capture {
 	int ncpu;
 	struct cdev *devs;
 	size_t ndevs;
-	struct saved saved[MAX_SAVED];
-	int nsaved;
-	bool mounted_tracefs, mounted_debugfs, tracer_set;
+	struct bt_sysfs_saved saved;	/* tracefs: settings to write back */
+	bool mounted_tracefs, mounted_debugfs;
 	int lockfd;
 
 	struct src *srcs;
@@ -114,24 +115,60 @@ struct bt_capture {
 	struct bt_capture_stats st;
 };
 
-/* capture.c: session plumbing */
-void bt_cap_msg(char *msg, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void bt_cap_copy_str(char *dst, size_t len, const char *src);
-int bt_cap_read_text(const char *path, char *buf, size_t len);
-int bt_cap_ensure_mounted(const char *dir, const char *type, bool *mounted,
-			  char *msg, size_t mlen);
-int bt_cap_add_src(struct bt_capture *c, int fd);
-struct bt_capture *bt_cap_alloc(const struct bt_capture_opts *o,
-				size_t devcap);
-void bt_cap_free(struct bt_capture *c);
+/* Format into msg (the caller's message buffer; NULL or 0 length: none). */
+static inline void __attribute__((format(printf, 3, 4)))
+bt_cap_msg(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Copy with truncation, always NUL terminated. */
+static inline void bt_cap_copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* bt_sysfs_mount with the message a capture reports. */
+static inline int bt_cap_mount(const char *dir, const char *type,
+			       const char *probe, bool *mounted, char *msg,
+			       size_t mlen)
+{
+	int r = bt_sysfs_mount(dir, type, probe, mounted);
+
+	if (r < 0)
+		bt_cap_msg(msg, mlen, "cannot mount %s on %s: %s", type, dir,
+			   strerror(-r));
+	return r;
+}
 
 /* capture_relay.c: BLKTRACESETUP and the per-CPU relay files */
 int bt_cap_relay_start(struct bt_capture *c, char *msg, size_t mlen);
 void bt_cap_relay_teardown(struct bt_capture *c);
 uint64_t bt_cap_relay_lost(struct bt_capture *c);
 
-/* capture_stream.c: kernel records to the output stream */
+/* capture_tracefs.c: the blk tracer and trace_pipe */
+int bt_cap_tracefs_start(struct bt_capture *c, char *msg, size_t mlen);
+void bt_cap_tracefs_disable(struct bt_capture *c, int *ret);
+int bt_cap_tracefs_restore(struct bt_capture *c);
+uint64_t bt_cap_tracefs_lost(void);
+/* Default per-CPU ring buffer in KB: TRACEFS_TOTAL_KB over the CPUs. */
+unsigned bt_cap_tracefs_default_kb(int ncpu);
+int bt_cap_saved_value(const char *path, char *val, size_t len);
+
+/* capture_stream.c: the object, kernel records to the output stream */
+struct bt_capture *bt_cap_alloc(const struct bt_capture_opts *o,
+				size_t devcap);
+void bt_cap_free(struct bt_capture *c);
+int bt_cap_add_src(struct bt_capture *c, int fd);
 int bt_cap_out_open(struct out *o, int fd, int gzip);
 int bt_cap_out_flush(struct out *o);
 int bt_cap_out_close(struct out *o);

@@ -39,13 +39,14 @@ int bt_cap_relay_start(struct bt_capture *c, char *msg, size_t mlen)
 	int r;
 
 	/* With the blk tracer current, relay traces go to tracefs instead. */
-	r = bt_cap_ensure_mounted(TRACEFS, "tracefs", &c->mounted_tracefs, msg, mlen);
-	if (r == 0 && bt_cap_read_text(TRACEFS "/current_tracer", buf, sizeof(buf)) == 0 &&
+	r = bt_cap_mount(TRACEFS, "tracefs", "trace_pipe", &c->mounted_tracefs, msg,
+			 mlen);
+	if (r == 0 && bt_sysfs_read(TRACEFS "/current_tracer", buf, sizeof(buf)) >= 0 &&
 	    strcmp(buf, "blk") == 0) {
 		bt_cap_msg(msg, mlen, "tracer 'blk' is in use; not touching it");
 		return -EBUSY;
 	}
-	r = bt_cap_ensure_mounted(DEBUGFS, "debugfs", &c->mounted_debugfs, msg, mlen);
+	r = bt_cap_mount(DEBUGFS, "debugfs", "block", &c->mounted_debugfs, msg, mlen);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->ndevs; i++) {
@@ -116,7 +117,7 @@ uint64_t bt_cap_relay_lost(struct bt_capture *c)
 
 		snprintf(path, sizeof(path), DEBUGFS "/block/%s/dropped",
 			 c->devs[i].name);
-		if (bt_cap_read_text(path, buf, sizeof(buf)) == 0)
+		if (bt_sysfs_read(path, buf, sizeof(buf)) >= 0)
 			total += strtoull(buf, NULL, 10);
 	}
 	return total;

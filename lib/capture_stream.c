@@ -6,7 +6,8 @@
  * sequence numbers and without PROCESS/TIMESTAMP notes, are numbered per
  * device and CPU and get those notes written in front.  The output is one
  * merged stream or per-CPU files, plain or gzip.  bt_capture_convert()
- * runs the same path over a saved trace_pipe stream.
+ * runs the same path over a saved trace_pipe stream.  The capture object
+ * is made and freed here too, since conversion needs it without a session.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,79 @@
 #include <unistd.h>
 #include "capture_int.h"
 #include "internal.h"
+
+/* ---------------------------------------------------------- the object */
+
+/* The state both bt_capture_start() and bt_capture_convert() use. */
+struct bt_capture *bt_cap_alloc(const struct bt_capture_opts *o,
+					size_t devcap)
+{
+	struct bt_capture *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->o = *o;
+	c->stopfd[0] = c->stopfd[1] = c->lockfd = -1;
+	c->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (c->ncpu < 1)
+		c->ncpu = 1;
+	c->devs = calloc(devcap, sizeof(*c->devs));
+	c->srcs = calloc(devcap * (size_t)c->ncpu + 1, sizeof(*c->srcs));
+	c->slots = malloc((size_t)NSLOTS * SLOT);
+	c->slot_time = malloc(NSLOTS * sizeof(*c->slot_time));
+	c->order = malloc(NSLOTS * sizeof(*c->order));
+	c->freelist = malloc(NSLOTS * sizeof(*c->freelist));
+	c->seq = calloc(devcap * (size_t)c->ncpu, sizeof(*c->seq));
+	if (!c->devs || !c->srcs || !c->slots || !c->slot_time || !c->order ||
+	    !c->freelist || !c->seq) {
+		bt_cap_free(c);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < NSLOTS; i++)
+		c->freelist[i] = NSLOTS - 1 - i;
+	c->nfree = NSLOTS;
+	for (size_t i = 0; i < devcap; i++)
+		c->devs[i].fd = -1;
+	return c;
+}
+
+void bt_cap_free(struct bt_capture *c)
+{
+	if (!c)
+		return;
+	if (c->stopfd[0] >= 0)
+		close(c->stopfd[0]);
+	if (c->stopfd[1] >= 0)
+		close(c->stopfd[1]);
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	free(c->devs);
+	free(c->srcs);
+	free(c->slots);
+	free(c->slot_time);
+	free(c->order);
+	free(c->freelist);
+	free(c->seq);
+	free(c->noted);
+	free(c->cm_pid);
+	free(c->cm_comm);
+	bt_sysfs_saved_free(&c->saved);
+	free(c);
+}
+
+/* A kernel stream (trace_pipe, a relay file) for bt_cap_drain() to read. */
+int bt_cap_add_src(struct bt_capture *c, int fd)
+{
+	struct src *s = &c->srcs[c->nsrcs];
+
+	s->buf = malloc(INBUF);
+	if (!s->buf)
+		return -ENOMEM;
+	s->fd = fd;
+	s->len = 0;
+	c->nsrcs++;
+	return 0;
+}
 
 /* -------------------------------------------------------------- output */
 
@@ -239,7 +313,7 @@ static void comm_of(struct bt_capture *c, uint32_t pid, uint32_t cpu,
 	if (found)
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	if (bt_cap_read_text(path, buf, sizeof(buf)) == 0 && buf[0]) {
+	if (bt_sysfs_read(path, buf, sizeof(buf)) > 0) {
 		bt_cap_copy_str(comm, 16, buf);
 		return;
 	}

@@ -628,7 +628,7 @@ void bt_replay_free(struct bt_replay *rp)
 	}
 	free(rp->procs);
 	free(rp->pidx);
-	free(rp->pend);
+	bt_tracker_free(rp->tr);
 	free(rp->devs);
 	free(rp->targets);
 	pthread_mutex_destroy(&rp->lock);

@@ -30,7 +30,7 @@ struct proc {
 	struct bt_replay *rp;
 	uint32_t pid;
 	uint32_t depth;		/* most in flight in the trace */
-	uint32_t inflight;	/* while loading */
+	uint32_t inflight;	/* while loading: bios (Q) or requests (D) */
 	struct rio *io;
 	size_t n, cap;
 	uint64_t *lat, *lag;	/* per issued I/O, ns */
@@ -48,24 +48,6 @@ struct proc {
 	int started;
 };
 
-/* An outstanding bio (Q) or request (D) while loading. */
-struct pend {
-	uint64_t sector;	/* key with dev; sector + 1 so that 0 means empty */
-	uint32_t dev;
-	uint32_t nsect;
-	uint32_t proc;		/* index in procs */
-	uint8_t kind;		/* BT_A_QUEUE or BT_A_ISSUE */
-	uint8_t counted;	/* counts in its proc's in-flight depth */
-};
-
-/* The second piece of a split bio, queued again by the kernel: not new I/O. */
-struct split {
-	uint64_t sector;
-	uint32_t dev;
-	uint32_t pid;
-};
-#define NSPLITS		64
-
 struct target {
 	int fd;
 	int is_blk;
@@ -77,14 +59,11 @@ struct bt_replay {
 	size_t nprocs, cprocs;
 	uint32_t *pidx;		/* open addressing: pid -> proc index + 1 */
 	size_t pcap;
-	struct pend *pend;	/* open addressing on (dev, sector) */
-	size_t pendcap, npend;
+	struct bt_tracker *tr;	/* while loading: requests and their owners */
 	struct bt_replay_dev *devs;
 	struct target *targets;
 	size_t ndevs;
 	uint32_t last_flush_proc; /* owner of the latest flush bio: D FN has no Q */
-	struct split splits[NSPLITS];	/* ring of split remainders expected */
-	unsigned nsplit;
 	uint64_t first;		/* ns: earliest I/O */
 	int loaded;
 	/* run */

@@ -3,8 +3,11 @@
  * replay_load.c - building btreplay's work from a trace.  Loading keeps,
  * per traced pid, a compact list of its I/Os (Q bios, or D requests
  * attributed to the pid of their first bio) and the most I/Os it ever had
- * in flight, learnt by matching completions to outstanding bios by
- * sector.  Running them is replay.c's job.
+ * in flight.  Which request a merge, dispatch or completion belongs to,
+ * and so its owner, is the request tracker's answer (lib/track.c), the
+ * same the analyses get; in flight counts a process's bios from their Q
+ * (or its requests from their D) until the request holding them is done.
+ * Running them is replay.c's job.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,20 +46,36 @@ static int pid_grow(struct bt_replay *rp)
 	return 0;
 }
 
-/* Index of pid's proc, created on first sight; -ENOMEM. */
-static int64_t proc_of(struct bt_replay *rp, uint32_t pid)
+/* Index of pid's proc, -ENOENT when it has none yet. */
+static int64_t proc_find(const struct bt_replay *rp, uint32_t pid)
 {
 	size_t h;
-	struct proc *p;
 
-	if ((rp->nprocs + 1) * 2 > rp->pcap && pid_grow(rp) < 0)
-		return -ENOMEM;
+	if (!rp->pcap)
+		return -ENOENT;
 	h = mix(pid) & (rp->pcap - 1);
 	while (rp->pidx[h]) {
 		if (rp->procs[rp->pidx[h] - 1].pid == pid)
 			return rp->pidx[h] - 1;
 		h = (h + 1) & (rp->pcap - 1);
 	}
+	return -ENOENT;
+}
+
+/* Index of pid's proc, created on first sight; -ENOMEM. */
+static int64_t proc_of(struct bt_replay *rp, uint32_t pid)
+{
+	int64_t i = proc_find(rp, pid);
+	size_t h;
+	struct proc *p;
+
+	if (i >= 0)
+		return i;
+	if ((rp->nprocs + 1) * 2 > rp->pcap && pid_grow(rp) < 0)
+		return -ENOMEM;
+	h = mix(pid) & (rp->pcap - 1);
+	while (rp->pidx[h])
+		h = (h + 1) & (rp->pcap - 1);
 	if (rp->nprocs == rp->cprocs) {
 		size_t cap = rp->cprocs ? rp->cprocs * 2 : 16;
 
@@ -89,130 +108,6 @@ static int dev_of(struct bt_replay *rp, uint32_t dev)
 	memset(&d[rp->ndevs], 0, sizeof(*d));
 	d[rp->ndevs].dev = dev;
 	return (int)rp->ndevs++;
-}
-
-static size_t pend_slot(const struct bt_replay *rp, uint32_t dev, uint64_t sector)
-{
-	return mix(sector * 31 + dev) & (rp->pendcap - 1);
-}
-
-static struct pend *pend_find(struct bt_replay *rp, uint32_t dev,
-			      uint64_t sector)
-{
-	size_t h;
-
-	if (!rp->pendcap)
-		return NULL;
-	for (h = pend_slot(rp, dev, sector); rp->pend[h].sector;
-	     h = (h + 1) & (rp->pendcap - 1))
-		if (rp->pend[h].sector == sector + 1 && rp->pend[h].dev == dev)
-			return &rp->pend[h];
-	return NULL;
-}
-
-/* Linear probing delete: shift later entries of the run back. */
-static void pend_del(struct bt_replay *rp, struct pend *e)
-{
-	size_t i = (size_t)(e - rp->pend), j = i, k;
-
-	rp->pend[i].sector = 0;
-	rp->npend--;
-	for (;;) {
-		j = (j + 1) & (rp->pendcap - 1);
-		if (!rp->pend[j].sector)
-			return;
-		k = pend_slot(rp, rp->pend[j].dev, rp->pend[j].sector - 1);
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			rp->pend[i] = rp->pend[j];
-			rp->pend[j].sector = 0;
-			i = j;
-		}
-	}
-}
-
-static void done_one(struct bt_replay *rp, const struct pend *e)
-{
-	struct proc *p = &rp->procs[e->proc];
-
-	if (e->counted && p->inflight)
-		p->inflight--;
-}
-
-static int pend_add(struct bt_replay *rp, uint32_t dev, uint64_t sector,
-		    uint32_t nsect, uint32_t proc, uint8_t kind, int counted)
-{
-	struct pend *e;
-	size_t h;
-
-	if ((rp->npend + 1) * 2 > rp->pendcap) {
-		size_t cap = rp->pendcap ? rp->pendcap * 2 : 1024;
-		struct pend *old = rp->pend, *t = calloc(cap, sizeof(*t));
-		size_t ocap = rp->pendcap;
-
-		if (!t)
-			return -ENOMEM;
-		rp->pend = t;
-		rp->pendcap = cap;
-		for (size_t i = 0; i < ocap; i++) {
-			if (!old[i].sector)
-				continue;
-			h = pend_slot(rp, old[i].dev, old[i].sector - 1);
-			while (t[h].sector)
-				h = (h + 1) & (cap - 1);
-			t[h] = old[i];
-		}
-		free(old);
-	}
-	/* A second bio at a sector whose first never completed: drop the old. */
-	e = pend_find(rp, dev, sector);
-	if (e) {
-		done_one(rp, e);
-		pend_del(rp, e);
-	}
-	h = pend_slot(rp, dev, sector);
-	while (rp->pend[h].sector)
-		h = (h + 1) & (rp->pendcap - 1);
-	rp->pend[h] = (struct pend){ sector + 1, dev, nsect, proc, kind,
-				     (uint8_t)(counted && kind == (rp->conf.from_d ?
-							BT_A_ISSUE : BT_A_QUEUE)) };
-	rp->npend++;
-	return 0;
-}
-
-/*
- * A request covers contiguous bios: walk them from its first sector.  A
- * piece of a split bio completes part of it; the rest stays outstanding.
- * Returns the proc of the earliest bio found (the request's owner).
- */
-static uint32_t pend_complete(struct bt_replay *rp, uint32_t dev,
-			      uint64_t sector, uint32_t nsect, uint8_t kind,
-			      int count)
-{
-	uint64_t end = sector + nsect;
-	uint32_t owner = UINT32_MAX;
-	struct pend *e;
-
-	do {
-		struct pend cur;
-
-		e = pend_find(rp, dev, sector);
-		if (!e || e->kind != kind)
-			break;
-		cur = *e;
-		if (owner == UINT32_MAX)
-			owner = cur.proc;
-		pend_del(rp, e);
-		if (cur.nsect > end - sector && nsect) {
-			/* Split: the rest waits for its own completion. */
-			pend_add(rp, dev, end, cur.nsect - (uint32_t)(end - sector),
-				 cur.proc, kind, 0);
-			break;
-		}
-		if (count)
-			done_one(rp, &cur);
-		sector += cur.nsect;
-	} while (sector < end);
-	return owner;
 }
 
 static int add_io(struct bt_replay *rp, uint32_t proc, const struct bt_event *e,
@@ -284,15 +179,114 @@ static int op_of(const struct bt_event *e, unsigned *flags)
 	return OP_READ;
 }
 
-int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
+/*
+ * The tracker handed over a finished request (completed, given up, or
+ * open at the end): its bios (Q) or it (D) are no longer in flight for
+ * its owner.  A blk-flush flush carries no data and was never counted.
+ */
+static void on_done(const struct bt_request *rq, void *arg)
+{
+	struct bt_replay *rp = arg;
+	int64_t pi = proc_find(rp, rq->pid);
+	uint32_t n = rp->conf.from_d ? rq->d != BT_TIME_NONE : rq->nbios;
+	struct proc *p;
+
+	if (pi < 0 || rq->op == 'F')
+		return;
+	p = &rp->procs[pi];
+	p->inflight = p->inflight > n ? p->inflight - n : 0;
+}
+
+static int on_queue(struct bt_replay *rp, const struct bt_event *e,
+		    const struct bt_request *rq)
 {
 	unsigned flags;
+	int op = op_of(e, &flags);
 	int64_t pi;
+
+	if (op < 0)
+		return 0;
+	if (rq && (rq->flags & BT_RQ_SPLIT)) {
+		/*
+		 * The second piece of a split bio, queued again by the kernel:
+		 * replaying the whole bio splits it again, so it is not new
+		 * I/O, but it is in flight until its own completion.
+		 */
+		pi = proc_find(rp, rq->pid);
+		if (pi >= 0 && !rp->conf.from_d)
+			rp->procs[pi].inflight++;
+		return 0;
+	}
+	if (rp->conf.has_pid && e->pid != rp->conf.pid)
+		return 0;
+	pi = proc_of(rp, e->pid);
+	if (pi < 0)
+		return (int)pi;
+	if (op == OP_FLUSH)
+		rp->last_flush_proc = (uint32_t)pi;
+	return rp->conf.from_d ? 0 : add_io(rp, (uint32_t)pi, e, op, flags);
+}
+
+/* A bio of another process joined the request: it completes with it. */
+static void on_merge(struct bt_replay *rp, const struct bt_event *e,
+		     const struct bt_request *rq)
+{
+	int64_t from, to;
+
+	if (rp->conf.from_d || !rq || rq->pid == e->pid)
+		return;
+	from = proc_find(rp, e->pid);
+	to = proc_find(rp, rq->pid);
+	if (from < 0 || to < 0 || !rp->procs[from].inflight)
+		return;
+	rp->procs[from].inflight--;
+	rp->procs[to].inflight++;
+}
+
+static int on_issue(struct bt_replay *rp, const struct bt_event *e,
+		    const struct bt_request *rq)
+{
+	unsigned flags;
+	int op = op_of(e, &flags);
 	uint32_t owner;
-	int op, rc, di;
+	int64_t pi;
+
+	/* A requeued request dispatched again is still the one I/O. */
+	if (!rp->conf.from_d || op < 0 || (rq && rq->nrequeue))
+		return 0;
+	/* D runs in kworkers: the owner is the pid of the first bio. */
+	if (op == OP_FLUSH && rp->last_flush_proc != UINT32_MAX) {
+		owner = rp->last_flush_proc;
+	} else {
+		uint32_t pid = rq ? rq->pid : e->pid;
+
+		if (rp->conf.has_pid && pid != rp->conf.pid)
+			return 0;
+		pi = proc_of(rp, pid);
+		if (pi < 0)
+			return (int)pi;
+		owner = (uint32_t)pi;
+	}
+	return add_io(rp, owner, e, op, flags);
+}
+
+int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
+{
+	const struct bt_request *rq = NULL;
+	int rc, di;
 
 	if (bt_event_is_note(e) || rp->loaded)
 		return 0;
+	if (!rp->tr) {
+		struct bt_tracker_opts to = { .done = on_done, .arg = rp };
+
+		rc = bt_tracker_new(&rp->tr, &to);
+		if (rc < 0)
+			return rc;
+	}
+	rc = bt_tracker_feed(rp->tr, e, &rq);
+	if (rc < 0)
+		return rc;
 	switch (e->action) {
 	case BT_A_REMAP: {
 		struct bt_remap r;
@@ -311,99 +305,14 @@ int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e)
 		}
 		return 0;
 	}
-	case BT_A_SPLIT: {
-		struct split *sp = &rp->splits[rp->nsplit++ % NSPLITS];
-		uint64_t second;
-
-		struct pend *q;
-
-		if (bt_event_split(e, &second) < 0)
-			return 0;
-		*sp = (struct split){ second, e->dev, e->pid };
-		/*
-		 * Two bios now, whose requests may be dispatched and completed
-		 * in any order: the outstanding entry becomes two.
-		 */
-		q = pend_find(rp, e->dev, e->sector);
-		if (q && second > e->sector && second - e->sector < q->nsect) {
-			uint32_t rest = q->nsect - (uint32_t)(second - e->sector);
-
-			q->nsect = (uint32_t)(second - e->sector);
-			return pend_add(rp, e->dev, second, rest, q->proc, q->kind, 0);
-		}
-		return 0;
-	}
 	case BT_A_QUEUE:
-		op = op_of(e, &flags);
-		if (op < 0)
-			return 0;
-		for (unsigned i = 0; i < NSPLITS; i++) {
-			struct split *sp = &rp->splits[i];
-
-			if (sp->sector == e->sector && sp->dev == e->dev &&
-			    sp->pid == e->pid && sp->sector) {
-				sp->sector = 0;
-				return 0;	/* replaying the whole bio splits it again */
-			}
-		}
-		if (rp->conf.has_pid && e->pid != rp->conf.pid)
-			return 0;
-		pi = proc_of(rp, e->pid);
-		if (pi < 0)
-			return (int)pi;
-		if (op == OP_FLUSH)
-			rp->last_flush_proc = (uint32_t)pi;
-		if (rp->conf.from_d) {
-			if (op == OP_FLUSH)
-				return 0;
-			return pend_add(rp, e->dev, e->sector, e->bytes >> 9,
-					(uint32_t)pi, BT_A_QUEUE, 1);
-		}
-		rc = add_io(rp, (uint32_t)pi, e, op, flags);
-		if (rc == 0 && op != OP_FLUSH)
-			rc = pend_add(rp, e->dev, e->sector, e->bytes >> 9,
-				      (uint32_t)pi, BT_A_QUEUE, 1);
-		return rc;
+		return on_queue(rp, e, rq);
+	case BT_A_BACKMERGE:
+	case BT_A_FRONTMERGE:
+		on_merge(rp, e, rq);
+		return 0;
 	case BT_A_ISSUE:
-		if (!rp->conf.from_d)
-			return 0;
-		op = op_of(e, &flags);
-		if (op < 0)
-			return 0;
-		/* D runs in kworkers: the owner is the pid of the first bio. */
-		if (op == OP_FLUSH)
-			owner = rp->last_flush_proc;
-		else
-			owner = pend_complete(rp, e->dev, e->sector, e->bytes >> 9,
-					      BT_A_QUEUE, 0);
-		if (owner == UINT32_MAX) {
-			if (rp->conf.has_pid && e->pid != rp->conf.pid)
-				return 0;
-			pi = proc_of(rp, e->pid);
-			if (pi < 0)
-				return (int)pi;
-			owner = (uint32_t)pi;
-		}
-		rc = add_io(rp, owner, e, op, flags);
-		if (rc == 0 && op != OP_FLUSH)
-			rc = pend_add(rp, e->dev, e->sector, e->bytes >> 9, owner,
-				      BT_A_ISSUE, 1);
-		return rc;
-	case BT_A_COMPLETE:
-		pend_complete(rp, e->dev, e->sector, e->bytes >> 9,
-			      rp->conf.from_d ? BT_A_ISSUE : BT_A_QUEUE, 1);
-		return 0;
-	case BT_A_REQUEUE:
-		/* Goes back to the queue and will be dispatched again. */
-		if (rp->conf.from_d) {
-			struct pend *p = pend_find(rp, e->dev, e->sector);
-
-			if (p && p->kind == BT_A_ISSUE) {
-				done_one(rp, p);
-				pend_del(rp, p);
-			}
-		}
-		return 0;
+		return on_issue(rp, e, rq);
 	}
 	return 0;
 }
@@ -423,9 +332,8 @@ int64_t bt_replay_loaded(struct bt_replay *rp)
 	if (rp->loaded)
 		return -EINVAL;
 	rp->loaded = 1;
-	free(rp->pend);
-	rp->pend = NULL;
-	rp->pendcap = rp->npend = 0;
+	bt_tracker_free(rp->tr);
+	rp->tr = NULL;
 	free(rp->pidx);
 	rp->pidx = NULL;
 	/* Processes with nothing to replay (only 0-byte bios) go. */

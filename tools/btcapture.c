@@ -31,12 +31,14 @@ static const char usage[] =
 	"  -d, --dev DEV          block device to trace (repeatable)\n"
 	"  -o, --output FILE      one time-ordered stream, '-' for stdout; with -D\n"
 	"                         the basename of the per-CPU files (one device)\n"
-	"  -D, --output-dir DIR   per-CPU files DIR/NAME.blktrace.CPU\n"
+	"  -D, --output-dir DIR   per-CPU files DIR/NAME.blktrace.CPU (DIR made\n"
+	"                         when missing)\n"
 	"  -w, --stopwatch SECS   stop after SECS seconds\n"
 	"  -a, --act-mask NAME    only these categories (repeatable): read write\n"
 	"                         barrier|flush sync queue requeue issue complete\n"
 	"                         fs pc notify ahead meta discard drv_data fua\n"
-	"  -b, --buffer-size KB   kernel buffer per CPU (default 8192; relay 2048)\n"
+	"  -b, --buffer-size KB   kernel buffer per CPU (default: tracefs 65536\n"
+	"                         over the CPUs, at least 8192; relay 2048)\n"
 	"  -z, --gzip             gzip the output\n"
 	"      --via=auto|relay|tracefs\n"
 	"                         relay files (blktrace's way) or the tracefs blk\n"
@@ -105,7 +107,8 @@ static void parse_args(struct args *a, int argc, char **argv)
 
 	bt_opts_init(&a->o, argv[0]);
 	a->co.out_fd = -1;
-	while ((c = getopt_long(argc, argv, "+d:o:D:w:a:b:zqhV", longopts,
+	opterr = 0;	/* bt_opts_bad_option's messages name the program only */
+	while ((c = getopt_long(argc, argv, "+:d:o:D:w:a:b:zqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -160,13 +163,12 @@ static void parse_args(struct args *a, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			exit(BT_EXIT_OK);
+			exit(fflush(stdout) ? BT_EXIT_DATA : BT_EXIT_OK);
 		case 'V':
-			printf("btcapture %s\n", BT_VERSION);
-			exit(BT_EXIT_OK);
+			bt_opts_common(&a->o, c, optarg);
+			break;
 		default:
-			fprintf(stderr, "Try 'btcapture -h' for more information.\n");
-			exit(BT_EXIT_USAGE);
+			bt_opts_bad_option(&a->o, argv, "doDwab");
 		}
 	}
 	if (!a->ndevs)
@@ -185,7 +187,7 @@ static void parse_args(struct args *a, int argc, char **argv)
 }
 
 /* The command, with the signals btcapture waits for unblocked again. */
-static pid_t spawn(struct args *a, const sigset_t *old, int trace_fd)
+static pid_t spawn(const struct args *a, const sigset_t *old, int trace_fd)
 {
 	pid_t pid = fork();
 
@@ -197,7 +199,7 @@ static pid_t spawn(struct args *a, const sigset_t *old, int trace_fd)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		sigprocmask(SIG_SETMASK, old, NULL);
 		execvp(a->cmd[0], a->cmd);
-		fprintf(stderr, "btcapture: %s: %s\n", a->cmd[0], strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", a->o.prog, a->cmd[0], strerror(errno));
 		_exit(127);
 	}
 	return pid;
@@ -218,43 +220,97 @@ static void summary(const struct args *a, const struct bt_capture_stats *st)
 
 	if (a->quiet)
 		return;
-	fprintf(stderr, "btcapture: %" PRIu64 " events, %" PRIu64 " notes, %"
+	fprintf(stderr, "%s: %" PRIu64 " events, %" PRIu64 " notes, %"
 		PRIu64 " bytes in %.3f s (%.0f events/s) via %s; %" PRIu64
-		" lost\n", st->events, st->notes, st->bytes, s,
+		" lost\n", a->o.prog, st->events, st->notes, st->bytes, s,
 		s > 0 ? (double)st->events / s : 0.0,
 		st->via == BT_VIA_RELAY ? "relay" : "tracefs", st->lost);
 	if (st->bad)
-		fprintf(stderr, "btcapture: %" PRIu64 " malformed records "
-			"skipped\n", st->bad);
+		fprintf(stderr, "%s: %" PRIu64 " malformed records skipped\n",
+			a->o.prog, st->bad);
+	if (st->expanded_ring)
+		fprintf(stderr, "%s: note: the tracefs ring buffer was "
+			"unexpanded (boot state); left at its expanded size, as "
+			"any first use of tracing leaves it\n", a->o.prog);
+}
+
+/* -o FILE or -o -: the descriptor the merged stream goes to. */
+static int open_output(struct args *a)
+{
+	int fd;
+
+	if (!a->output || a->dir)
+		return -1;
+	if (strcmp(a->output, "-") == 0)
+		return a->co.out_fd = STDOUT_FILENO;
+	fd = open(a->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", a->o.prog, a->output, strerror(errno));
+		exit(BT_EXIT_DATA);
+	}
+	return a->co.out_fd = fd;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) +
+	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * Until the command ends, a stop signal, -w or a failure of the reading
+ * thread; a signal while the command runs goes to the command, whose end
+ * then stops the capture.  Returns the command's status, or -1.
+ */
+static int wait_end(const struct args *a, struct bt_capture *cap,
+		    const sigset_t *set, pid_t child)
+{
+	struct timespec t0;
+	int status, rc = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct timespec tmo = { 0, 100 * 1000 * 1000 };
+		int sig = sigtimedwait(set, NULL, &tmo);
+
+		if (sig == SIGCHLD && child > 0 &&
+		    waitpid(child, &status, WNOHANG) == child)
+			return status_code(status);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			if (child <= 0)
+				break;
+			kill(child, sig);
+			continue;
+		}
+		if (bt_capture_error(cap, NULL, 0) < 0 ||
+		    (a->secs > 0 && since(&t0) >= a->secs))
+			break;
+	}
+	if (child > 0) {
+		kill(child, SIGTERM);
+		if (waitpid(child, &status, 0) == child)
+			rc = status_code(status);
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct args a;
+	struct args a = { 0 };
 	struct bt_capture *cap;
 	struct bt_capture_stats st;
 	sigset_t set, old;
 	char msg[512];
-	int fd = -1, r, rc = BT_EXIT_OK, cmd_rc = -1;
-	pid_t child = -1;
-	struct timespec t0, now;
+	int fd, r, rc = BT_EXIT_OK, cmd_rc;
 
-	memset(&a, 0, sizeof(a));
 	parse_args(&a, argc, argv);
-	if (a.output && !a.dir) {
-		if (strcmp(a.output, "-") == 0) {
-			fd = STDOUT_FILENO;
-		} else {
-			fd = open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-				  0644);
-			if (fd < 0)
-				err(BT_EXIT_DATA, "%s", a.output);
-		}
-		a.co.out_fd = fd;
-	}
+	fd = open_output(&a);
 	/*
 	 * Block the stop signals before the reading thread exists, so only
-	 * sigtimedwait() below sees them and the stop always runs the restore.
+	 * sigtimedwait() sees them and the stop always runs the restore.
 	 */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -263,65 +319,26 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	signal(SIGPIPE, SIG_IGN);
-
 	r = bt_capture_start(&cap, &a.co, msg, sizeof(msg));
 	if (r < 0) {
-		fprintf(stderr, "btcapture: %s\n", msg[0] ? msg : strerror(-r));
+		fprintf(stderr, "%s: %s\n", a.o.prog, msg[0] ? msg : strerror(-r));
 		return BT_EXIT_DATA;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (a.cmd)
-		child = spawn(&a, &old, fd);
-	for (;;) {
-		struct timespec tmo = { 0, 100 * 1000 * 1000 };
-		int sig = sigtimedwait(&set, NULL, &tmo);
-
-		if (sig == SIGCHLD && child > 0) {
-			int status;
-
-			if (waitpid(child, &status, WNOHANG) == child) {
-				cmd_rc = status_code(status);
-				child = -1;
-				break;
-			}
-		} else if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			if (child > 0) {
-				/* let the command end first; its end stops us */
-				kill(child, sig);
-				continue;
-			}
-			break;
-		}
-		if (bt_capture_error(cap, msg, sizeof(msg)) < 0)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (a.secs > 0 && (double)(now.tv_sec - t0.tv_sec) +
-				  (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= a.secs)
-			break;
-	}
-	if (child > 0) {
-		int status;
-
-		kill(child, SIGTERM);
-		if (waitpid(child, &status, 0) == child)
-			cmd_rc = status_code(status);
-	}
+	cmd_rc = wait_end(&a, cap, &set, a.cmd ? spawn(&a, &old, fd) : -1);
 	r = bt_capture_stop(cap, &st, msg, sizeof(msg));
 	summary(&a, &st);
 	if (r < 0) {
-		fprintf(stderr, "btcapture: %s\n", msg[0] ? msg : strerror(-r));
+		fprintf(stderr, "%s: %s\n", a.o.prog, msg[0] ? msg : strerror(-r));
 		rc = BT_EXIT_DATA;
 	}
 	if (st.lost) {
-		fprintf(stderr, "btcapture: %" PRIu64 " events lost (raise -b)\n",
-			st.lost);
+		fprintf(stderr, "%s: %" PRIu64 " events lost (raise -b)\n",
+			a.o.prog, st.lost);
 		rc = BT_EXIT_DATA;
 	}
 	if (fd > STDOUT_FILENO && close(fd) < 0) {
-		warn("%s", a.output);
+		fprintf(stderr, "%s: %s: %s\n", a.o.prog, a.output, strerror(errno));
 		rc = BT_EXIT_DATA;
 	}
-	if (cmd_rc > 0)
-		rc = cmd_rc;
-	return rc;
+	return cmd_rc > 0 ? cmd_rc : rc;
 }

@@ -2,10 +2,10 @@
 /*
  * btreplay - replay a trace on a device under a chosen I/O scheduler, one
  * thread per traced process, and report per process how long the I/Os took
- * and how late they went out.  Without --device the target is a scratch
+ * and how late they went out.  Without --target the target is a scratch
  * loop device on a sparse temporary file, so nothing of the machine's is
- * touched; an explicit device first passes the safety checks of
- * btreplay(1) "Safety".
+ * touched; an explicit target first passes the safety rules of
+ * btreplay(1) "Safety" (lib/replay_target.c, as is the scheduler policy).
  * Whatever it changes (scheduler, tunables, tracing) it puts back on exit,
  * on error and on SIGINT/SIGTERM; the scratch device detaches itself when
  * its last descriptor closes, even if btreplay is killed.
@@ -39,10 +39,11 @@ struct target {
 
 struct replay {
 	struct bt_opts o;
-	const char *device, *sched, *capture;
+	struct bt_replay_conf conf;
+	const char *target, *sched, *capture;
 	const char *tune[MAX_TUNES];
 	size_t ntune;
-	const char *map[MAX_TARGETS];
+	struct bt_replay_map map[MAX_TARGETS];
 	size_t nmap;
 	int write, force, no_stall, from_d;
 	double speed;
@@ -69,8 +70,9 @@ static void usage(void)
 	printf("Usage: btreplay [OPTION]... [TRACE]...\n"
 	       "Replay a blktrace trace on a device under a chosen I/O scheduler,\n"
 	       "one thread per traced process; report latency and issue lag.\n\n"
-	       "      --device DEV       replay onto DEV (block device or regular file);\n"
+	       "      --target DEV       replay onto DEV (block device or regular file);\n"
 	       "                         default: a scratch loop device, removed after\n"
+	       "                         (--device: the old name, still understood)\n"
 	       "      --sched NAME       I/O scheduler during the replay (noop, deadline,\n"
 	       "                         cfq and as map to blk-mq ones)\n"
 	       "      --sched-opt K=V    set queue/iosched/K (or queue/K); repeatable\n"
@@ -91,12 +93,29 @@ static void usage(void)
 	       "  -V, --version          print the version\n");
 }
 
-enum { O_DEVICE = 256, O_SCHED, O_SCHED_OPT, O_WRITE, O_FORCE, O_SPEED,
+enum { O_TARGET = 256, O_DEVICE, O_SCHED, O_SCHED_OPT, O_WRITE, O_FORCE, O_SPEED,
        O_NO_STALL, O_FROM, O_MAP, O_CAPTURE };
+
+/* --map MAJ,MIN=DEV: the traced device by the -d syntax, then its target. */
+static void add_map(struct replay *x, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct bt_opts tmp = x->o;
+	char spec[64];
+
+	if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof(spec) ||
+	    x->nmap == MAX_TARGETS)
+		bt_usage_error(&x->o, "bad --map '%s' (want MAJ,MIN=DEV)", arg);
+	memcpy(spec, arg, (size_t)(eq - arg));
+	spec[eq - arg] = '\0';
+	bt_opts_common(&tmp, 'd', spec);
+	x->map[x->nmap++] = (struct bt_replay_map){ tmp.dev, eq + 1 };
+}
 
 static void parse(struct replay *x, int argc, char **argv)
 {
 	static const struct option lo[] = {
+		{ "target", required_argument, NULL, O_TARGET },
 		{ "device", required_argument, NULL, O_DEVICE },
 		{ "sched", required_argument, NULL, O_SCHED },
 		{ "sched-opt", required_argument, NULL, O_SCHED_OPT },
@@ -129,7 +148,14 @@ static void parse(struct replay *x, int argc, char **argv)
 		case 'h':
 			usage();
 			exit(fflush(stdout) ? BT_EXIT_DATA : BT_EXIT_OK);
-		case O_DEVICE: x->device = optarg; break;
+		case O_DEVICE:
+			/* elsewhere --device is the -d filter: say so once */
+			if (!x->target)
+				fprintf(stderr, "%s: --device is now --target (in the "
+					"other tools --device is the -d filter)\n",
+					x->o.prog);
+			/* fall through */
+		case O_TARGET: x->target = optarg; break;
 		case O_SCHED: x->sched = optarg; break;
 		case O_WRITE: x->write = 1; break;
 		case O_FORCE: x->force = 1; break;
@@ -143,10 +169,7 @@ static void parse(struct replay *x, int argc, char **argv)
 			x->tune[x->ntune++] = optarg;
 			break;
 		case O_MAP:
-			if (!strchr(optarg, '=') || x->nmap == MAX_TARGETS)
-				bt_usage_error(&x->o, "bad --map '%s' (want MAJ,MIN=DEV)",
-					       optarg);
-			x->map[x->nmap++] = optarg;
+			add_map(x, optarg);
 			break;
 		case O_SPEED:
 			errno = 0;
@@ -166,40 +189,96 @@ static void parse(struct replay *x, int argc, char **argv)
 	}
 	if (x->no_stall && x->speed != 1.0)
 		bt_usage_error(&x->o, "--speed and --no-stall exclude each other");
-	if (x->device && x->nmap)
-		bt_usage_error(&x->o, "--device and --map exclude each other");
+	if (x->target && x->nmap)
+		bt_usage_error(&x->o, "--target and --map exclude each other");
 }
 
 /* ----------------------------------------------------------- loading */
 
+/*
+ * Nothing to replay from a trace that was read: say which events it lacks
+ * and what would work (a capture with -a issue -a complete has no Q).
+ */
+static void explain_nothing(const struct replay *x, uint64_t nq, uint64_t nd)
+{
+	const char *p = x->o.prog;
+
+	if (x->conf.has_pid)
+		fprintf(stderr, "%s: nothing to replay: no I/O of pid %u\n", p,
+			(unsigned)x->conf.pid);
+	else if (!x->from_d && !nq && nd)
+		fprintf(stderr, "%s: nothing to replay: the trace has no Q events "
+			"(bios queued), only %" PRIu64 " D; --from=D replays the "
+			"requests as dispatched\n", p, nd);
+	else if (x->from_d && !nd && nq)
+		fprintf(stderr, "%s: nothing to replay: the trace has no D events "
+			"(requests dispatched), only %" PRIu64 " Q; --from=Q (the "
+			"default) replays the bios\n", p, nq);
+	else if (!nq && !nd)
+		fprintf(stderr, "%s: nothing to replay: the trace has no Q or D "
+			"events\n", p);
+	else
+		fprintf(stderr, "%s: nothing to replay: its %" PRIu64 " %s events "
+			"carry no data and no flush\n", p, x->from_d ? nd : nq,
+			x->from_d ? "D" : "Q");
+}
+
 static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 {
-	struct bt_replay_conf conf = { 0 };
-	uint64_t first = UINT64_MAX;
+	struct bt_replay_conf *conf = &x->conf;
+	uint64_t first = UINT64_MAX, nq = 0, nd = 0;
 	struct bt_event ev;
 	int rc = 0, bad = 0;
 
-	conf.from_d = (uint8_t)x->from_d;
+	conf->from_d = (uint8_t)x->from_d;
 	/* -p here, not in the reader: completions carry no owner's pid. */
-	conf.has_pid = bt_opts_take_pid(&x->o, &conf.pid);
+	conf->has_pid = bt_opts_take_pid(&x->o, &conf->pid);
 	x->r = bt_tool_open(&x->o, argc, argv);
-	if (bt_replay_new(&x->rp, &conf) < 0)
+	if (bt_replay_new(&x->rp, conf) < 0)
 		goto nomem;
-	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0)
+	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0) {
+		nq += ev.action == BT_A_QUEUE && !bt_event_is_note(&ev);
+		nd += ev.action == BT_A_ISSUE && !bt_event_is_note(&ev);
 		if (bt_replay_feed(x->rp, &ev) < 0)
 			goto nomem;
+	}
 	if (rc < 0)
 		bad = 1;
 	bt_tool_warnings(&x->o, x->r);
 	*nios = bt_replay_loaded(x->rp);
 	if (*nios < 0)
 		goto nomem;
+	if (*nios == 0 && !bad && !got_signal) {
+		explain_nothing(x, nq, nd);
+		bad = 1;
+	}
 	return bad;
 nomem:
 	bt_tool_nomem(&x->o);
 }
 
 /* ------------------------------------------------------------ targets */
+
+static void note(void *arg, const char *line)
+{
+	const struct replay *x = arg;
+
+	fprintf(stderr, "%s: %s\n", x->o.prog, line);
+}
+
+/* Print "prog: what" and return status, for main() to clean up and exit. */
+static int __attribute__((format(printf, 3, 4)))
+fail(const struct replay *x, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", x->o.prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
 
 static void cleanup(struct replay *x)
 {
@@ -242,221 +321,107 @@ static void cleanup(struct replay *x)
 	}
 }
 
-static void __attribute__((noreturn, format(printf, 3, 4)))
-die(struct replay *x, int status, const char *fmt, ...)
+/* Without --target or --map: a scratch loop device as large as the trace. */
+static int scratch(struct replay *x, struct target *t, const struct bt_replay_dev *d)
 {
-	va_list ap;
+	const char *dir = getenv("TMPDIR");
+	int rc = bt_blkdev_scratch(dir && *dir ? dir : "/tmp", d->extent,
+				   t->scratch, sizeof(t->scratch));
 
-	fprintf(stderr, "%s: ", x->o.prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	cleanup(x);
-	exit(status);
+	if (rc < 0)
+		return fail(x, BT_EXIT_DATA, "cannot make a scratch loop device: "
+			    "%s (root needed; or --target FILE)", strerror(-rc));
+	t->keep_fd = rc;
+	t->path = t->scratch;
+	t->is_blk = 1;
+	rc = bt_blkdev_info(t->path, &t->b);
+	if (rc < 0)
+		return fail(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
+	fprintf(stderr, "%s: scratch device %s for %u,%u (%" PRIu64
+		" MiB sparse file, removed afterwards)\n", x->o.prog, t->path,
+		BT_DEV_MAJOR(d->dev), BT_DEV_MINOR(d->dev),
+		(t->b.size + (1 << 20) - 1) >> 20);
+	return 0;
 }
 
-static void check_signal(struct replay *x)
+/* An explicit target: the safety rules of btreplay(1) "Safety". */
+static int explicit(struct replay *x, struct target *t, const struct bt_replay_dev *d)
 {
-	if (got_signal)
-		die(x, 128 + got_signal, "interrupted before the replay started");
+	unsigned flags = (x->write ? BT_TGT_WRITE : 0) | (x->force ? BT_TGT_FORCE : 0);
+	struct bt_replay_verdict v;
+
+	if (bt_replay_check_target(t->path, d, flags, &v) < 0)
+		return fail(x, BT_EXIT_DATA, "%s: %s", t->path, v.why);
+	if (v.refused)
+		return fail(x, EXIT_REFUSED, "%s: %s", t->path, v.why);
+	t->is_blk = v.is_blk;
+	t->b = v.b;
+	return 0;
 }
 
-/* Target path of traced device dev: --map, --device, or NULL (scratch). */
-static const char *target_of(struct replay *x, uint32_t dev, size_t ndevs)
+/* Scheduler and tunables of t's disk, once per disk. */
+static int set_sched(struct replay *x, struct target *t)
 {
-	for (size_t i = 0; i < x->nmap; i++) {
-		char spec[64];
-		const char *eq = strchr(x->map[i], '=');
-		struct bt_opts tmp = x->o;
+	char msg[256];
 
-		if ((size_t)(eq - x->map[i]) >= sizeof(spec))
-			continue;
-		memcpy(spec, x->map[i], (size_t)(eq - x->map[i]));
-		spec[eq - x->map[i]] = '\0';
-		bt_opts_common(&tmp, 'd', spec);
-		if (tmp.dev == dev)
-			return eq + 1;
+	if (!t->is_blk) {
+		if (x->sched || x->ntune)
+			fprintf(stderr, "%s: %s: a regular file has no scheduler: "
+				"--sched ignored\n", x->o.prog, t->path);
+		return 0;
 	}
-	if (x->nmap)
-		die(x, BT_EXIT_USAGE, "traced device %u,%u has no --map",
-		    BT_DEV_MAJOR(dev), BT_DEV_MINOR(dev));
-	if (x->device && ndevs > 1)
-		die(x, BT_EXIT_USAGE, "the trace holds %zu devices: choose one "
-		    "with -d MAJ,MIN or map each with --map", ndevs);
-	return x->device;
-}
-
-/* The safety rules of an explicit device; exits when one says no. */
-static void check_target(struct replay *x, struct target *t,
-			 const struct bt_replay_dev *d)
-{
-	uint64_t writes = d->writes + d->discards;
-	struct bt_blkdev_safety s;
-	struct stat st;
-	uint64_t size;
-	int rc;
-
-	if (stat(t->path, &st) < 0)
-		die(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(errno));
-	t->is_blk = S_ISBLK(st.st_mode);
-	if (!t->is_blk && !S_ISREG(st.st_mode))
-		die(x, BT_EXIT_DATA, "%s: not a block device or regular file", t->path);
-	if (t->is_blk) {
-		rc = bt_blkdev_info(t->path, &t->b);
-		if (rc < 0)
-			die(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
-		rc = bt_blkdev_check(t->path, &t->b, &s);
-		if (rc < 0)
-			die(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
-		if (s.reasons & BT_BLK_ROOT)
-			die(x, EXIT_REFUSED, "%s: refused: it holds the root filesystem",
-			    t->path);
-		size = t->b.size;
-	} else {
-		size = (uint64_t)st.st_size;
-	}
-	if (d->extent > size)
-		die(x, EXIT_REFUSED, "%s: refused: the trace reaches byte %" PRIu64
-		    " but the device ends at %" PRIu64, t->path, d->extent, size);
-	if (writes && !x->write)
-		die(x, EXIT_REFUSED, "%s: refused: the trace has %" PRIu64 " writes and %"
-		    PRIu64 " discards that would overwrite it; add --write",
-		    t->path, d->writes, d->discards);
-	if (!t->is_blk || x->force)
-		return;
-	if (s.reasons & BT_BLK_MOUNTED)
-		die(x, EXIT_REFUSED, "%s: refused: %s; --force to replay anyway",
-		    t->path, s.mounted);
-	if (s.reasons & BT_BLK_HOLDERS)
-		die(x, EXIT_REFUSED, "%s: refused: held by %s; --force to replay anyway",
-		    t->path, s.holder);
-	if (s.reasons & BT_BLK_BUSY)
-		die(x, EXIT_REFUSED, "%s: refused: open elsewhere (O_EXCL: busy); "
-		    "--force to replay anyway", t->path);
-	if (s.reasons & BT_BLK_SIGNATURE)
-		die(x, EXIT_REFUSED, "%s: refused: it carries a signature (%s); "
-		    "--force to replay anyway", t->path, s.signature);
-}
-
-static void open_target(struct replay *x, struct target *t, uint64_t writes)
-{
-	int flags = (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-
-	t->fd = open(t->path, flags | O_DIRECT);
-	if (t->fd < 0 && errno == EINVAL && !t->is_blk) {
-		fprintf(stderr, "%s: %s: no O_DIRECT on this filesystem: "
-			"replaying through the page cache\n", x->o.prog, t->path);
-		t->fd = open(t->path, flags);
-	}
-	if (t->fd < 0)
-		die(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(errno));
-}
-
-/* Scheduler and tunables of t's disk, once per disk; prints what is used. */
-static void set_sched(struct replay *x, struct target *t)
-{
-	const char *want = x->sched, *legacy = NULL;
-	char cur[32], got[96];
-	int rc;
-
 	for (struct target *o = x->t; o < t; o++)
 		if (o->is_blk && strcmp(o->b.disk, t->b.disk) == 0)
-			return;
-	if (want && bt_blkdev_sched_avail(t->b.disk, want) == 0 &&
-	    (legacy = bt_blkdev_sched_legacy(want)) != NULL) {
-		fprintf(stderr, "%s: %s: no %s on blk-mq kernels: using %s%s\n",
-			x->o.prog, t->b.disk, want, legacy,
-			strcmp(want, "noop") && strcmp(want, "deadline") ?
-			" (BFQ is not CFQ: budgets in sectors, not time slices)" : "");
-		want = legacy;
-	}
-	rc = bt_blkdev_sched_switch(t->b.disk, want, &t->sched);
-	if (rc == -EINVAL || rc == -ENOENT)
-		die(x, BT_EXIT_DATA, "%s: cannot use scheduler %s here", t->b.disk, want);
-	if (rc < 0)
-		die(x, BT_EXIT_DATA, "%s: scheduler %s: %s", t->b.disk, want,
-		    strerror(-rc));
-	/* CFQ's defaults the replay should resemble: 8 ms idling, no boosting. */
-	if (legacy && !strcmp(x->sched, "cfq")) {
-		static const char *const cfq[][2] = {
-			{ "slice_idle", "8" }, { "low_latency", "0" } };
-
-		for (size_t i = 0; i < 2; i++) {
-			rc = bt_blkdev_sched_tune(t->sched, cfq[i][0], cfq[i][1],
-						  got, sizeof(got));
-			if (rc < 0)
-				die(x, BT_EXIT_DATA, "%s: %s=%s: %s", t->b.disk,
-				    cfq[i][0], cfq[i][1], strerror(-rc));
-		}
-		fprintf(stderr, "%s: %s: bfq slice_idle=8 (ms) low_latency=0, "
-			"as CFQ\n", x->o.prog, t->b.disk);
-	}
-	for (size_t i = 0; i < x->ntune; i++) {
-		char key[64];
-		const char *eq = strchr(x->tune[i], '=');
-
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - x->tune[i]), x->tune[i]);
-		rc = bt_blkdev_sched_tune(t->sched, key, eq + 1, got, sizeof(got));
-		if (rc < 0)
-			die(x, BT_EXIT_DATA, "%s: %s: %s", t->b.disk, x->tune[i],
-			    strerror(-rc));
-		fprintf(stderr, "%s: %s: %s=%s\n", x->o.prog, t->b.disk, key, got);
-	}
-	rc = bt_blkdev_sched_get(t->b.disk, cur, sizeof(cur), NULL, 0);
-	if (rc < 0)
-		die(x, BT_EXIT_DATA, "%s: scheduler: %s", t->b.disk, strerror(-rc));
-	fprintf(stderr, "%s: scheduler %s on %s (was %s)\n", x->o.prog, cur,
-		t->b.disk, bt_blkdev_sched_old(t->sched));
+			return 0;
+	if (bt_replay_sched_apply(t->b.disk, x->sched, x->tune, x->ntune, note,
+				  x, &t->sched, msg, sizeof(msg)) < 0)
+		return fail(x, BT_EXIT_DATA, "%s", msg);
+	return 0;
 }
 
-static void setup_targets(struct replay *x)
+static int setup_targets(struct replay *x)
 {
 	size_t n = bt_replay_ndevs(x->rp);
 	struct bt_replay_dev d;
 	int rc;
 
 	if (n > MAX_TARGETS)
-		die(x, BT_EXIT_USAGE, "the trace holds %zu devices: choose with -d", n);
+		return fail(x, BT_EXIT_USAGE, "the trace holds %zu devices: choose "
+			    "with -d", n);
 	for (size_t i = 0; i < n; i++) {
 		struct target *t = &x->t[x->nt++];
 
 		t->fd = t->keep_fd = -1;
 		bt_replay_dev_get(x->rp, i, &d);
-		t->path = target_of(x, d.dev, n);
-		if (t->path) {
-			check_target(x, t, &d);
-		} else {
-			const char *dir = getenv("TMPDIR");
-
-			rc = bt_blkdev_scratch(dir && *dir ? dir : "/tmp", d.extent,
-					       t->scratch, sizeof(t->scratch));
-			if (rc < 0)
-				die(x, BT_EXIT_DATA, "cannot make a scratch loop device: "
-				    "%s (root needed; or --device FILE)", strerror(-rc));
-			t->keep_fd = rc;
-			t->path = t->scratch;
-			t->is_blk = 1;
-			rc = bt_blkdev_info(t->path, &t->b);
-			if (rc < 0)
-				die(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
-			fprintf(stderr, "%s: scratch device %s for %u,%u (%" PRIu64
-				" MiB sparse file, removed afterwards)\n", x->o.prog,
-				t->path, BT_DEV_MAJOR(d.dev), BT_DEV_MINOR(d.dev),
-				(t->b.size + (1 << 20) - 1) >> 20);
-		}
-		open_target(x, t, d.writes + d.discards);
-		if (t->is_blk)
-			set_sched(x, t);
-		else if (x->sched || x->ntune)
-			fprintf(stderr, "%s: %s: a regular file has no scheduler: "
-				"--sched ignored\n", x->o.prog, t->path);
+		rc = bt_replay_target_path(x->map, x->nmap, x->target, d.dev, n,
+					   &t->path);
+		if (rc == -ENOENT)
+			return fail(x, BT_EXIT_USAGE, "traced device %u,%u has no "
+				    "--map", BT_DEV_MAJOR(d.dev), BT_DEV_MINOR(d.dev));
+		if (rc < 0)
+			return fail(x, BT_EXIT_USAGE, "the trace holds %zu devices: "
+				    "choose one with -d MAJ,MIN or map each with "
+				    "--map", n);
+		rc = t->path ? explicit(x, t, &d) : scratch(x, t, &d);
+		if (rc)
+			return rc;
+		rc = bt_replay_open_target(t->path, t->is_blk,
+					   d.writes + d.discards > 0, note, x);
+		if (rc < 0)
+			return fail(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
+		t->fd = rc;
+		rc = set_sched(x, t);
+		if (rc)
+			return rc;
 		bt_replay_target(x->rp, i, t->fd, t->is_blk);
-		check_signal(x);
+		if (got_signal)
+			return fail(x, 128 + got_signal, "interrupted before the "
+				    "replay started");
 	}
+	return 0;
 }
 
-static void start_capture(struct replay *x)
+static int start_capture(struct replay *x)
 {
 	const char *devs[MAX_TARGETS];
 	struct bt_capture_opts co = { 0 };
@@ -466,13 +431,13 @@ static void start_capture(struct replay *x)
 
 	for (size_t i = 0; i < x->nt; i++) {
 		if (!x->t[i].is_blk)
-			die(x, BT_EXIT_USAGE, "--capture needs block devices: %s is a file",
-			    x->t[i].path);
+			return fail(x, BT_EXIT_USAGE, "--capture needs block devices: "
+				    "%s is a file", x->t[i].path);
 		devs[i] = x->t[i].path;
 	}
 	x->cap_fd = open(x->capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (x->cap_fd < 0)
-		die(x, BT_EXIT_DATA, "%s: %s", x->capture, strerror(errno));
+		return fail(x, BT_EXIT_DATA, "%s: %s", x->capture, strerror(errno));
 	co.devs = devs;
 	co.ndevs = x->nt;
 	co.out_fd = x->cap_fd;
@@ -480,8 +445,9 @@ static void start_capture(struct replay *x)
 	rc = bt_capture_start(&x->cap, &co, msg, sizeof(msg));
 	if (rc < 0) {
 		x->cap = NULL;
-		die(x, BT_EXIT_DATA, "capture: %s", *msg ? msg : strerror(-rc));
+		return fail(x, BT_EXIT_DATA, "capture: %s", *msg ? msg : strerror(-rc));
 	}
+	return 0;
 }
 
 /* ------------------------------------------------------------- report */
@@ -531,7 +497,8 @@ static int report(struct replay *x)
 	return bt_tool_table_done(&x->o, t) || p.errors ? BT_EXIT_DATA : BT_EXIT_OK;
 }
 
-static void run(struct replay *x, int64_t nios)
+/* Targets, capture, the replay, its summary; a status when it failed. */
+static int run(struct replay *x, int64_t nios)
 {
 	struct bt_replay_opts ro = { x->speed, x->no_stall };
 	struct bt_replay_proc tot;
@@ -546,17 +513,20 @@ static void run(struct replay *x, int64_t nios)
 		if (comm)
 			bt_replay_proc_name(x->rp, i, comm);
 	}
-	setup_targets(x);
-	if (x->capture)
-		start_capture(x);
-	check_signal(x);
+	rc = setup_targets(x);
+	if (!rc && x->capture)
+		rc = start_capture(x);
+	if (!rc && got_signal)
+		rc = fail(x, 128 + got_signal, "interrupted before the replay started");
+	if (rc)
+		return rc;
 	running = x->rp;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = bt_replay_run(x->rp, &ro);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	running = NULL;
 	if (rc < 0)
-		die(x, BT_EXIT_DATA, "replay: %s", strerror(-rc));
+		return fail(x, BT_EXIT_DATA, "replay: %s", strerror(-rc));
 	cleanup(x);
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
 	/* As fio counts: from the first I/O issued to the last completion. */
@@ -576,6 +546,7 @@ static void run(struct replay *x, int64_t nios)
 			"flight\n", x->o.prog, (double)tot.elag_p50 / 1e3,
 			(double)tot.elag_p99 / 1e3, (double)tot.elag_max / 1e3,
 			tot.held);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -592,14 +563,18 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	/* A trace cut short (blktrace killed) is replayed up to the cut. */
 	bad = load(&x, argc, argv, &nios);
-	if (nios > 0 && !got_signal)
-		run(&x, nios);
-	status = report(&x);
-	if (bad)
-		status = BT_EXIT_DATA;
-	if (got_signal) {
-		fprintf(stderr, "%s: interrupted\n", x.o.prog);
-		status = 128 + got_signal;
+	status = nios > 0 && !got_signal ? run(&x, nios) : 0;
+	if (status) {
+		/* set-up or replay failed: what was changed goes back, no report */
+		cleanup(&x);
+	} else {
+		status = report(&x);
+		if (bad)
+			status = BT_EXIT_DATA;
+		if (got_signal) {
+			fprintf(stderr, "%s: interrupted\n", x.o.prog);
+			status = 128 + got_signal;
+		}
 	}
 	bt_replay_free(x.rp);
 	bt_reader_free(x.r);

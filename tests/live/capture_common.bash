@@ -52,20 +52,44 @@ new_loop() {
 	echo "$l"
 }
 
-# state DEV: every setting btcapture may change.  buffer_size_kb is
-# compared in the kernel's 4080-byte pages ("7 (expanded: 1408)" counts as
-# 1408 KB): a size written back reads 1410 KB for the same 354 pages.
+# buf_pages VALUE TOP: the per-CPU ring buffer, in the kernel's 4080-byte
+# pages, that buffer_size_kb VALUE stands for when the top-level
+# buffer_size_kb reads TOP.  A freshly booted kernel keeps the buffer
+# unexpanded: TOP reads "7 (expanded: 1408)" and each per_cpu file only
+# "7".  The first use of tracing (any tracer or event, btcapture's too)
+# expands every CPU to the 1408 KB, and the kernel has no way back to the
+# unexpanded state; writing 7 would leave a 7 KB buffer for the next user,
+# who would otherwise get 1408.  So an unexpanded buffer counts as the size
+# its first use gives it, which is what btcapture writes back; a size
+# written back reads 1410 KB for the same 354 pages.
+buf_pages() {
+	local v=$1 kb
+	case $2 in *expanded:*) v=$2 ;; esac
+	case $v in *expanded:*) kb=${v##*expanded: }; kb=${kb%)} ;; *) kb=$v ;; esac
+	echo $(((kb * 1024 + 4079) / 4080))
+}
+# The boot state cannot be made again without a reboot: check the counting
+# on the strings a fresh kernel shows.
+[ "$(buf_pages 7 '7 (expanded: 1408)')" = 354 ] &&
+	[ "$(buf_pages '7 (expanded: 1408)' '7 (expanded: 1408)')" = 354 ] &&
+	[ "$(buf_pages 1410 1410)" = 354 ] && [ "$(buf_pages 7 7)" = 2 ] ||
+	fail "buf_pages: boot-time buffer_size_kb miscounted"
+case $(cat $TRACEFS/buffer_size_kb) in
+*expanded:*) echo "note: tracefs ring buffer unexpanded (boot state): compared as its expanded size" ;;
+esac
+
+# state DEV: every setting btcapture may change (the ring buffer as
+# buf_pages counts it).
 state() {
-	local f v n kb
+	local f top n
 	echo "current_tracer=$(cat $TRACEFS/current_tracer)"
 	echo "trace_clock=$(cat $TRACEFS/trace_clock)"
 	echo "tracing_on=$(cat $TRACEFS/tracing_on)"
 	echo "set_event=$(cat $TRACEFS/set_event)"
 	for f in $TRACEFS/options/*; do echo "${f##*/}=$(cat "$f")"; done
+	top=$(cat $TRACEFS/buffer_size_kb)
 	for f in $TRACEFS/per_cpu/cpu*/buffer_size_kb $TRACEFS/buffer_size_kb; do
-		v=$(cat "$f")
-		case $v in *expanded:*) kb=${v##*expanded: }; kb=${kb%)} ;; *) kb=$v ;; esac
-		echo "$f pages=$(( (kb * 1024 + 4079) / 4080 ))"
+		echo "$f pages=$(buf_pages "$(cat "$f")" "$top")"
 	done
 	n=$(basename "$(readlink -f "/sys/dev/block/$(stat -c '%t:%T' "$1" |
 		{ IFS=: read -r a b; echo $((16#$a)):$((16#$b)); })")")

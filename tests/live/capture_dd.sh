@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # btcapture records dd on a loop device: blkparse reads the stream with a
 # name for every pid, btcat prints the same lines, dd's pid and comm are in
-# it, the per-CPU (-D) and gzip (-z) outputs read back, and every tracefs
-# and sysfs setting is as before.
+# it, the per-CPU (-D, its directory made when missing) and gzip (-z)
+# outputs read back, and every tracefs and sysfs setting is as before.
 set -u
 . "$(dirname "$0")/capture_common.bash"
 
@@ -24,11 +24,19 @@ grep -q '^  7,' "$T/parse.txt" || fail "no event of a loop device (major 7)"
 same_as_btcat "$T/dd.bin"
 
 # Per-CPU files, gzipped, as blktrace -D writes them; a read this time.
-mkdir "$T/dir"
+# The directory does not exist yet: made as blktrace -D makes it.
 "$BTCAPTURE" -q -z -d "$L" -D "$T/dir" -- \
 	dd if="$L" of=/dev/null bs=64k count=64 iflag=direct status=none ||
 	fail "btcapture -D -z exit $?"
 same_state "$L" "$T/before" "after a -D -z capture"
+# One that cannot be made: the message names it, nothing is traced.
+: >"$T/file"
+"$BTCAPTURE" -q -d "$L" -D "$T/file/dir" -w 1 2>"$T/err"
+rc=$?
+[ $rc = 1 ] || fail "-D under a file: exit $rc, want 1"
+[ "$(cat "$T/err")" = "btcapture: $T/file/dir: cannot create the directory: Not a directory" ] ||
+	fail "-D under a file: $(cat "$T/err")"
+same_state "$L" "$T/before" "after a -D that could not be made"
 name=$(basename "$L")
 ncpu=$(getconf _NPROCESSORS_CONF)
 for ((c = 0; c < ncpu; c++)); do

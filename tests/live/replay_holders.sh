@@ -32,7 +32,7 @@ else
 fi
 echo "holder: $how"
 
-"${run[@]}" "$BTREPLAY" --device "$L" --write "$TRACE" >"$T/out" 2>"$T/err"
+"${run[@]}" "$BTREPLAY" --target "$L" --write "$TRACE" >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc = 3 ] || fail "exit $rc, want 3"
@@ -41,7 +41,7 @@ grep -q 'refused: held by dm-' "$T/err" || fail "message does not name the holde
 [ -z "$(ls -A "$holders" 2>/dev/null)" ] || [ -z "${run[*]}" ] ||
 	fail "the simulated holder leaked out of its mount namespace"
 
-"${run[@]}" "$BTREPLAY" -H --device "$L" --write --force "$TRACE" >"$T/out" 2>"$T/err"
+"${run[@]}" "$BTREPLAY" -H --target "$L" --write --force "$TRACE" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc = 0 ] || { cat "$T/err"; fail "--force: exit $rc, want 0"; }
 grep -q '^total' "$T/out" || fail "--force: no total row"

@@ -16,7 +16,7 @@ refused() {
 	local why=$1 dev=$2 s0 rc
 	shift 2
 	s0=$(sum "$dev")
-	"$BTREPLAY" --device "$dev" "$@" "$TRACE" >"$T/out" 2>"$T/err"
+	"$BTREPLAY" --target "$dev" "$@" "$TRACE" >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc = 3 ] || { cat "$T/err"; fail "$why: exit $rc, want 3 (args: $*)"; }
 	grep -q "refused: .*$why" "$T/err" || { cat "$T/err"; fail "message does not say '$why'"; }
@@ -44,7 +44,7 @@ kill "${KIDS[-1]}"; wait "${KIDS[-1]}" 2>/dev/null; unset 'KIDS[-1]'
 
 printf 'EFI PART' | dd of="$L" bs=1 seek=512 conv=notrunc status=none
 refused "signature (GPT partition table)" "$L" --write
-"$BTREPLAY" --device "$L" --write --force "$TRACE" >"$T/out" 2>"$T/err" ||
+"$BTREPLAY" --target "$L" --write --force "$TRACE" >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err"; fail "--force on a GPT-signed device: exit $?"; }
 
 new_loop E "$(trace_mb)"
@@ -63,7 +63,7 @@ rd=$(stat -c '%Hd:%Ld' /)
 if [ -e "/sys/dev/block/$rd" ]; then
 	r=/dev/$(basename "$(readlink -f "/sys/dev/block/$rd")")
 	[ -b "$r" ] || skip "no node $r for / (all else passed)"
-	"$BTREPLAY" --device "$r" --force "$TRACE" >"$T/out" 2>"$T/err"
+	"$BTREPLAY" --target "$r" --force "$TRACE" >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc = 3 ] && grep -q "refused: it holds the root filesystem" "$T/err" ||
 		{ cat "$T/err"; fail "device of / ($r): exit $rc"; }

@@ -5,6 +5,12 @@
 # SIGINT and after SIGTERM.  --sched=cfq runs BFQ with slice_idle=8 and
 # low_latency=0 and says so; --sched-opt sets a tunable.  A scratch device
 # is gone after a normal end, SIGINT and even SIGKILL.
+# The settings are read once btreplay says they are in place (its
+# "scheduler X on DISK" line) and then all through the replay: the switch
+# itself comes first, because switching resets nr_requests and the
+# tunables, and each queue attribute written after it takes tens of ms
+# (the kernel freezes the queue), so a read as soon as the scheduler name
+# changes sees the new scheduler's defaults.
 set -u
 . "$(dirname "$0")/replay_common.bash"
 
@@ -15,6 +21,16 @@ n=$(kname "$L")
 grep -qw bfq "/sys/block/$n/queue/scheduler" || modprobe bfq 2>/dev/null
 grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
 grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
+# The loop device outlives its detach: give it back its scheduler and
+# queue depth as found (a fresh one has none and 128).
+orig_sched=$(sched "$n")
+orig_nr=$(cat "/sys/block/$n/queue/nr_requests")
+restore_loop() {
+	echo "$orig_sched" >"/sys/block/$n/queue/scheduler"
+	echo "$orig_nr" >"/sys/block/$n/queue/nr_requests"
+	cleanup
+}
+trap restore_loop EXIT
 echo mq-deadline >"/sys/block/$n/queue/scheduler"
 echo 321 >"/sys/block/$n/queue/iosched/read_expire"
 re=$(cat "/sys/block/$n/queue/iosched/read_expire")	# in jiffies: 324 at HZ=250
@@ -28,20 +44,32 @@ before() {
 }
 
 # A whole replay under cfq (= bfq here) with a queue attribute changed.
-"$BTREPLAY" --device "$L" --write --sched=cfq --sched-opt nr_requests=32 \
+"$BTREPLAY" --target "$L" --write --sched=cfq --sched-opt nr_requests=32 \
 	"$TRACE" >"$T/out" 2>"$T/err" &
 pid=$!
 KIDS=("$pid")
-wait_sched "$n" bfq 5 || fail "scheduler during the replay: $(sched "$n"), want bfq"
-si=$(cat "/sys/block/$n/queue/iosched/slice_idle")
-ll=$(cat "/sys/block/$n/queue/iosched/low_latency")
-nq=$(cat "/sys/block/$n/queue/nr_requests")
+for ((i = 0; i < 500; i++)); do
+	grep -q '^btreplay: scheduler ' "$T/err" && break
+	sleep 0.01
+done
+grep -q '^btreplay: scheduler ' "$T/err" ||
+	{ cat "$T/err"; fail "btreplay did not say its scheduler within 5 s"; }
+# The trace spans 5 s at speed 1: sample its first 3 s, every 0.25 s.
+bad=
+for ((i = 0; i < 12; i++)); do
+	s=$(sched "$n")
+	si=$(cat "/sys/block/$n/queue/iosched/slice_idle" 2>/dev/null)
+	ll=$(cat "/sys/block/$n/queue/iosched/low_latency" 2>/dev/null)
+	nq=$(cat "/sys/block/$n/queue/nr_requests")
+	[ "$s $si $ll $nq" = "bfq 8 0 32" ] ||
+		bad="${bad:-at $((i * 250)) ms after the scheduler line: scheduler $s slice_idle $si low_latency $ll nr_requests $nq (want bfq 8 0 32)}"
+	sleep 0.25
+done
+kill -0 "$pid" 2>/dev/null || fail "btreplay ended within 3 s, before the last sample"
 wait "$pid" || { cat "$T/err"; fail "btreplay exit $?"; }
 KIDS=()
 cat "$T/err"
-[ "$si" = 8 ] || fail "bfq slice_idle $si during the replay, want 8"
-[ "$ll" = 0 ] || fail "bfq low_latency $ll during the replay, want 0"
-[ "$nq" = 32 ] || fail "nr_requests $nq during the replay, want 32"
+[ -z "$bad" ] || fail "during the replay, $bad"
 grep -q 'using bfq' "$T/err" || fail "no note of the cfq -> bfq substitution"
 grep -q 'BFQ is not CFQ' "$T/err" || fail "no note that BFQ is not CFQ"
 grep -q '^btreplay: scheduler bfq on '"$n"' (was mq-deadline)$' "$T/err" ||
@@ -50,7 +78,7 @@ before "after the replay"
 
 # Interrupted: SIGINT and SIGTERM half way through a slowed-down replay.
 for sig in INT TERM; do
-	"$BTREPLAY" --device "$L" --write --sched=none --speed 0.1 "$TRACE" \
+	"$BTREPLAY" --target "$L" --write --sched=none --speed 0.1 "$TRACE" \
 		>"$T/out" 2>"$T/err" &
 	pid=$!
 	KIDS=("$pid")

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "../../lib/capture_int.h"
 
 #define DEV_A	BT_DEV_MAKE(7, 1)
 #define DEV_B	BT_DEV_MAKE(7, 2)
@@ -69,7 +70,7 @@ static void add_text(struct raw *r, const char *s)
 	r->len += strlen(s);
 }
 
-struct out {
+struct conv_out {
 	unsigned char *buf;
 	size_t len;
 	struct bt_capture_stats st;
@@ -78,7 +79,7 @@ struct out {
 
 /* Convert raw through memfds; the output is read back into memory. */
 static void convert(const struct raw *r, const uint32_t *devs, size_t ndevs,
-		    struct out *o)
+		    struct conv_out *o)
 {
 	int in = memfd_create("in", 0), outfd = memfd_create("out", 0);
 	off_t len;
@@ -98,7 +99,7 @@ static void convert(const struct raw *r, const uint32_t *devs, size_t ndevs,
 }
 
 /* Decode the output: every record into evs (pdu pointers into o->buf). */
-static size_t decode(struct out *o, struct bt_event *evs, char (*comms)[17],
+static size_t decode(struct conv_out *o, struct bt_event *evs, char (*comms)[17],
 		     size_t max)
 {
 	struct bt_reader *rd;
@@ -123,7 +124,7 @@ static size_t decode(struct out *o, struct bt_event *evs, char (*comms)[17],
 static void test_capture_numbers_events_per_device_and_cpu(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 	struct bt_event evs[32];
 	char comms[32][17];
 	uint32_t want[2][2] = { { 0 } };
@@ -158,7 +159,7 @@ static void test_capture_numbers_events_per_device_and_cpu(void **state)
 static void test_capture_notes_each_pid_before_its_first_event(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 	struct bt_event evs[32];
 	char comms[32][17];
 	size_t n, notes = 0;
@@ -203,7 +204,7 @@ static void test_capture_notes_each_pid_before_its_first_event(void **state)
 static void test_capture_orders_cpus_by_time(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 	struct bt_event evs[32];
 	char comms[32][17];
 	size_t n;
@@ -231,7 +232,7 @@ static void test_capture_orders_cpus_by_time(void **state)
 static void test_capture_counts_lost_event_lines(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 
 	(void)state;
 	r.len = 0;
@@ -252,7 +253,7 @@ static void test_capture_drops_cgroup_id_of_messages(void **state)
 {
 	static struct raw r;
 	static const char msg[] = "bfq4194400S add_request 1";
-	struct out o;
+	struct conv_out o;
 	struct bt_event evs[32];
 	char comms[32][17];
 	size_t n, found = 0;
@@ -284,7 +285,7 @@ static void test_capture_drops_cgroup_id_of_messages(void **state)
 static void test_capture_keeps_only_given_devices(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 	struct bt_event evs[32];
 	char comms[32][17];
 	uint32_t devs[] = { DEV_B };
@@ -308,7 +309,7 @@ static void test_capture_keeps_only_given_devices(void **state)
 static void test_capture_skips_garbage_between_records(void **state)
 {
 	static struct raw r;
-	struct out o;
+	struct conv_out o;
 
 	(void)state;
 	r.len = 0;
@@ -322,6 +323,44 @@ static void test_capture_skips_garbage_between_records(void **state)
 	free(o.buf);
 }
 
+/*
+ * A freshly booted kernel's ring buffer reads "7 (expanded: 1408)" at the
+ * top and "7" per CPU; it cannot be unexpanded again, so the size saved to
+ * write back is the expanded one, and the caller hears that it was so.
+ */
+static void test_capture_saves_expanded_size_of_boot_buffer(void **state)
+{
+	static const struct {
+		const char *path, *read, *saved;
+		int unexpanded;
+	} c[] = {
+		{ "/t/buffer_size_kb", "7 (expanded: 1408)", "1408", 1 },
+		{ "/t/buffer_size_kb", "1410", "1410", 0 },
+		{ "/t/trace_clock", "[local] global counter mono", "local", 0 },
+		{ "/t/trace_clock", "local global [mono]", "mono", 0 },
+	};
+	char v[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		strcpy(v, c[i].read);
+		assert_int_equal(bt_cap_saved_value(c[i].path, v, sizeof(v)),
+				 c[i].unexpanded);
+		assert_string_equal(v, c[i].saved);
+	}
+}
+
+/* 64 MB of ring buffer over the CPUs, never under 8 MB per CPU. */
+static void test_capture_tracefs_buffer_spread_over_cpus(void **state)
+{
+	(void)state;
+	assert_int_equal(bt_cap_tracefs_default_kb(1), 65536);
+	assert_int_equal(bt_cap_tracefs_default_kb(2), 32768);
+	assert_int_equal(bt_cap_tracefs_default_kb(8), 8192);
+	assert_int_equal(bt_cap_tracefs_default_kb(64), 8192);
+	assert_int_equal(bt_cap_tracefs_default_kb(0), 65536);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +371,8 @@ int main(void)
 		cmocka_unit_test(test_capture_drops_cgroup_id_of_messages),
 		cmocka_unit_test(test_capture_keeps_only_given_devices),
 		cmocka_unit_test(test_capture_skips_garbage_between_records),
+		cmocka_unit_test(test_capture_saves_expanded_size_of_boot_buffer),
+		cmocka_unit_test(test_capture_tracefs_buffer_spread_over_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,8 +126,8 @@ static void test_replay_split_remainder_not_replayed(void **state)
 	x.pdu_len = sizeof(pdu);
 	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1000, 1 << 20));
 	feed(rp, x);
-	/* The kernel queues the second piece again: not new I/O. */
-	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1512, 1 << 19));
+	/* The kernel queues the second piece (its 768 KiB) again: not new I/O. */
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1512, (1 << 20) - 512 * 512));
 	feed(rp, ev(2 * MS, BT_A_QUEUE, BT_TC_WRITE, 7, 1512, 4096));
 	assert_int_equal(bt_replay_loaded(rp), 2);
 	close(run_on_file(rp, 1, 1.0));
@@ -166,6 +166,60 @@ static void test_replay_d_owner_is_first_bio(void **state)
 	assert_int_equal(p.pid, 6);
 	assert_int_equal(p.ios, 1);
 	assert_int_equal(p.errors, 0);
+	bt_replay_free(rp);
+}
+
+/*
+ * A request sent back (R) and dispatched again is one I/O of its owner,
+ * not a second one of the kworker that dispatched it again.
+ */
+static void test_replay_requeued_request_replayed_once(void **state)
+{
+	struct bt_replay *rp = new_rp(1);
+	const uint32_t w = BT_TC_WRITE | BT_TC_SYNC;
+	(void)state;
+
+	feed(rp, ev(1 * MS, BT_A_QUEUE, w, 200, 6000, 4096));
+	feed(rp, ev(1 * MS, BT_A_GETRQ, w, 200, 6000, 4096));
+	feed(rp, ev(1 * MS, BT_A_INSERT, w, 200, 6000, 4096));
+	feed(rp, ev(2 * MS, BT_A_ISSUE, w | BT_TC_ISSUE, 300, 6000, 4096));
+	feed(rp, ev(3 * MS, BT_A_REQUEUE, w | BT_TC_REQUEUE, 200, 6000, 4096));
+	feed(rp, ev(3 * MS, BT_A_INSERT, w, 200, 6000, 4096));
+	feed(rp, ev(4 * MS, BT_A_ISSUE, w | BT_TC_ISSUE, 300, 6000, 4096));
+	feed(rp, ev(5 * MS, BT_A_COMPLETE, w | BT_TC_COMPLETE, 0, 6000, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	assert_int_equal(bt_replay_nprocs(rp), 1);
+	assert_int_equal(bt_replay_proc_pid(rp, 0), 200);
+	bt_replay_free(rp);
+}
+
+/*
+ * pid 2's bio merged into pid 1's request completes with it: pid 2 has
+ * nothing in flight afterwards, so its next bios count from zero.
+ */
+static void test_replay_merged_bio_completes_with_its_request(void **state)
+{
+	struct bt_replay *rp = new_rp(0);
+	struct bt_replay_proc p;
+	(void)state;
+
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_READ, 1, 0, 4096));
+	feed(rp, ev(1 * MS, BT_A_GETRQ, BT_TC_READ, 1, 0, 4096));
+	feed(rp, ev(1 * MS, BT_A_QUEUE, BT_TC_READ, 2, 8, 4096));
+	feed(rp, ev(1 * MS, BT_A_BACKMERGE, BT_TC_READ, 2, 8, 4096));
+	feed(rp, ev(1 * MS, BT_A_INSERT, BT_TC_READ, 1, 0, 8192));
+	feed(rp, ev(2 * MS, BT_A_ISSUE, BT_TC_READ | BT_TC_ISSUE, 9, 0, 8192));
+	feed(rp, ev(3 * MS, BT_A_COMPLETE, BT_TC_READ | BT_TC_COMPLETE, 0, 0, 8192));
+	feed(rp, ev(4 * MS, BT_A_QUEUE, BT_TC_READ, 2, 100, 4096));
+	feed(rp, ev(4 * MS, BT_A_QUEUE, BT_TC_READ, 2, 200, 4096));
+	assert_int_equal(bt_replay_loaded(rp), 4);
+	close(run_on_file(rp, 1, 1.0));
+	bt_replay_proc_get(rp, 0, &p);
+	assert_int_equal(p.pid, 1);
+	assert_int_equal(p.depth, 1);
+	bt_replay_proc_get(rp, 1, &p);
+	assert_int_equal(p.pid, 2);
+	assert_int_equal(p.depth, 2);
 	bt_replay_free(rp);
 }
 
@@ -465,12 +519,67 @@ static void test_blkdev_legacy_names(void **state)
 	assert_int_equal(bt_blkdev_info("/no/such/device", &b), -ENOENT);
 }
 
+/* --map first, then one --target for a one-device trace, else scratch. */
+static void test_replay_target_path_by_map_or_target(void **state)
+{
+	const struct bt_replay_map map[] = {
+		{ BT_DEV_MAKE(8, 0), "/dev/loop1" }, { BT_DEV_MAKE(8, 16), "/dev/loop2" } };
+	const char *p;
+
+	(void)state;
+	assert_int_equal(bt_replay_target_path(map, 2, NULL, BT_DEV_MAKE(8, 16), 2, &p), 0);
+	assert_string_equal(p, "/dev/loop2");
+	assert_int_equal(bt_replay_target_path(map, 2, NULL, BT_DEV_MAKE(8, 32), 2, &p),
+			 -ENOENT);
+	assert_int_equal(bt_replay_target_path(NULL, 0, "/dev/loop1", 7, 2, &p), -E2BIG);
+	assert_int_equal(bt_replay_target_path(NULL, 0, "/dev/loop1", 7, 1, &p), 0);
+	assert_string_equal(p, "/dev/loop1");
+	assert_int_equal(bt_replay_target_path(NULL, 0, NULL, 7, 3, &p), 0);
+	assert_null(p);
+}
+
+/* The rules a regular file can meet: size, writes, what it is. */
+static void test_replay_check_target_refuses(void **state)
+{
+	char path[] = "/tmp/test_replay_target.XXXXXX";
+	struct bt_replay_dev d = { .extent = 8192, .writes = 3, .discards = 1 };
+	struct bt_replay_verdict v;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), 0);
+	assert_int_equal(v.refused, BT_TGT_TOO_SMALL);
+	assert_string_equal(v.why, "refused: the trace reaches byte 8192 but the "
+			    "device ends at 4096");
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	assert_int_equal(bt_replay_check_target(path, &d, 0, &v), 0);
+	assert_int_equal(v.refused, BT_TGT_WRITES);
+	assert_string_equal(v.why, "refused: the trace has 3 writes and 1 discards "
+			    "that would overwrite it; add --write");
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), 0);
+	assert_int_equal(v.refused, 0);
+	assert_int_equal(v.is_blk, 0);
+	assert_int_equal(v.size, 8192);
+	assert_int_equal(bt_replay_check_target("/dev/null", &d, BT_TGT_WRITE, &v),
+			 -EINVAL);
+	assert_string_equal(v.why, "not a block device or regular file");
+	close(fd);
+	unlink(path);
+	assert_int_equal(bt_replay_check_target(path, &d, BT_TGT_WRITE, &v), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_depth_from_completions),
+		cmocka_unit_test(test_replay_target_path_by_map_or_target),
+		cmocka_unit_test(test_replay_check_target_refuses),
 		cmocka_unit_test(test_replay_split_remainder_not_replayed),
 		cmocka_unit_test(test_replay_d_owner_is_first_bio),
+		cmocka_unit_test(test_replay_requeued_request_replayed_once),
+		cmocka_unit_test(test_replay_merged_bio_completes_with_its_request),
 		cmocka_unit_test(test_replay_counts_per_device),
 		cmocka_unit_test(test_replay_partition_base_from_remap),
 		cmocka_unit_test(test_replay_pid_filter),

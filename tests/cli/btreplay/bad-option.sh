@@ -2,4 +2,4 @@ btreplay --bogus x.bin
 echo "exit $?"
 btreplay -x x.bin
 echo "exit $?"
-btreplay x.bin --device
+btreplay x.bin --target

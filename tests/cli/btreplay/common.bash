@@ -4,13 +4,13 @@
 # lines, which vary, replaced by letters.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 NVME=sample-traces/nvme-readahead-2020.bin
-# replay SIZE ARGS...: btreplay --device FILE-of-SIZE ARGS; stable columns.
+# replay SIZE ARGS...: btreplay --target FILE-of-SIZE ARGS; stable columns.
 replay() {
 	local size=$1 rc
 	shift
 	rm -f "$tmp/dev"
 	truncate -s "$size" "$tmp/dev"
-	btreplay --device "$tmp/dev" "$@" >"$tmp/out" 2>"$tmp/err"
+	btreplay --target "$tmp/dev" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if grep -q , "$tmp/out"; then cut -d, -f1-4,10 "$tmp/out"; else cut -f1-4,10 "$tmp/out"; fi
 	sed -e "s|$tmp|TMP|g" -e "s/in [0-9.]* s ([0-9]* IOPS)/in T s (N IOPS)/" \

@@ -1,1 +1,1 @@
-btreplay --device /dev/null no/such/trace.bin
+btreplay --target /dev/null no/such/trace.bin
