@@ -71,28 +71,57 @@ int bt_blkdev_info(const char *path, struct bt_blkdev *b)
 
 /* ------------------------------------------------------------- safety */
 
+/*
+ * Call fn for each entry of the directory but . and .., until it returns
+ * non-zero; that value, or 0 (also when the directory cannot be read).
+ */
+static int each_entry(const char *dir, int (*fn)(const char *name, void *arg),
+		      void *arg)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			rc = fn(de->d_name, arg);
+	closedir(d);
+	return rc;
+}
+
+struct parts {
+	const char *disk;
+	char (*names)[64];
+	int n, max;
+};
+
+static int add_partition(const char *name, void *arg)
+{
+	struct parts *p = arg;
+	char path[PATH_MAX];
+
+	if (strlen(name) >= 64)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/%s/partition", p->disk,
+		 name);
+	if (access(path, F_OK) == 0)
+		strcpy(p->names[p->n++], name);
+	return p->n >= p->max;
+}
+
 /* The names of a disk's partitions (sda1, nvme0n1p2...), or none. */
 static int partitions(const char *disk, char names[][64], int max)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
+	struct parts p = { disk, names, 0, max };
 
-	snprintf(path, sizeof(path), "/sys/block/%s", disk);
-	d = opendir(path);
-	if (!d)
+	if (max <= 0)
 		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= 64)
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/%s/partition",
-			 disk, de->d_name);
-		if (access(path, F_OK) == 0)
-			strcpy(names[n++], de->d_name);
-	}
-	closedir(d);
-	return n;
+	snprintf(path, sizeof(path), "/sys/block/%s", disk);
+	each_entry(path, add_partition, &p);
+	return p.n;
 }
 
 static uint32_t dev_of_name(const char *name)
@@ -107,67 +136,68 @@ static uint32_t dev_of_name(const char *name)
 	return BT_DEV_MAKE(ma, mi);
 }
 
+struct holder {
+	char *out;
+	size_t len;
+};
+
+static int take_holder(const char *name, void *arg)
+{
+	struct holder *h = arg;
+
+	if (snprintf(h->out, h->len, "%s", name) >= (int)h->len)
+		strcpy(h->out + h->len - 4, "...");
+	return 1;
+}
+
 /* First entry of /sys/class/block/NAME/holders, if any. */
 static int first_holder(const char *name, char *out, size_t len)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int found = 0;
+	struct holder h = { out, len };
 
-	snprintf(path, sizeof(path), "/sys/class/block/%s/holders", name);
-	d = opendir(path);
-	if (!d)
+	if (snprintf(path, sizeof(path), "/sys/class/block/%s/holders",
+		     name) >= (int)sizeof(path))
 		return 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		found = 1;
-		if (snprintf(out, len, "%s", de->d_name) >= (int)len)
-			strcpy(out + len - 4, "...");
-		break;
-	}
-	closedir(d);
-	return found;
+	return each_entry(path, take_holder, &h);
+}
+
+static int stacked_on(uint32_t dev, const char *name, int depth);
+
+struct stack {
+	const char *name;
+	int depth;
+};
+
+static int slave_stacked(const char *slave, void *arg)
+{
+	const struct stack *st = arg;
+
+	return stacked_on(dev_of_name(slave), st->name, st->depth + 1);
 }
 
 /* Is block device name (by kernel name) under the device dev, following slaves? */
 static int stacked_on(uint32_t dev, const char *name, int depth)
 {
-	char path[PATH_MAX], devname[64] = "";
-	struct dirent *de;
-	DIR *d;
-	int hit = 0;
+	char path[PATH_MAX], real[PATH_MAX], devname[64] = "";
+	struct stack st = { name, depth };
+	const char *s;
 
 	if (depth > 8)
 		return 0;
 	/* Kernel name of dev. */
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BT_DEV_MAJOR(dev),
 		 BT_DEV_MINOR(dev));
-	{
-		char real[PATH_MAX];
-		const char *s;
-
-		if (!realpath(path, real))
-			return 0;
-		s = strrchr(real, '/');
-		if (snprintf(devname, sizeof(devname), "%s",
-			     s ? s + 1 : real) >= (int)sizeof(devname))
-			return 0;
-	}
+	if (!realpath(path, real))
+		return 0;
+	s = strrchr(real, '/');
+	if (snprintf(devname, sizeof(devname), "%s", s ? s + 1 : real) >=
+	    (int)sizeof(devname))
+		return 0;
 	if (strcmp(devname, name) == 0)
 		return 1;
 	snprintf(path, sizeof(path), "/sys/class/block/%s/slaves", devname);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!hit && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		hit = stacked_on(dev_of_name(de->d_name), name, depth + 1);
-	}
-	closedir(d);
-	return hit;
+	return each_entry(path, slave_stacked, &st);
 }
 
 /*
