@@ -127,15 +127,9 @@ static int dev_add(struct bt_blkorder *o, uint32_t dev, const char *name,
 {
 	struct odev *d;
 
-	if (o->ndevs == o->devs_cap) {
-		size_t cap = o->devs_cap ? o->devs_cap * 2 : 4;
-
-		d = realloc(o->devs, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		o->devs = d;
-		o->devs_cap = cap;
-	}
+	if (bt_array_room(&o->devs, &o->devs_cap, o->ndevs, sizeof(*o->devs),
+			  4) < 0)
+		return -ENOMEM;
 	d = &o->devs[o->ndevs];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
@@ -406,16 +400,8 @@ static struct seq_slot *seq_slot(struct seqs *t, const struct bt_event *e)
 
 	if (i)
 		return &t->slot[i - 1];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-
-		q = realloc(t->slot, cap * sizeof(*q));
-		if (!q)
-			return NULL;
-		t->slot = q;
-		t->cap = cap;
-	}
-	if (bt_map_put(&t->idx, e->dev, e->cpu, (uint32_t)(t->n + 1)) < 0)
+	if (bt_array_room(&t->slot, &t->cap, t->n, sizeof(*t->slot), 16) < 0 ||
+	    bt_map_put(&t->idx, e->dev, e->cpu, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
 	q = &t->slot[t->n++];
 	memset(q, 0, sizeof(*q));
@@ -437,15 +423,9 @@ static int skip_add(struct seq_slot *s, uint64_t start, uint64_t end)
 			return 0;
 		}
 	}
-	if (s->nskips == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		struct skip *p = realloc(s->skips, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->skips = p;
-		s->cap = cap;
-	}
+	if (bt_array_room(&s->skips, &s->cap, s->nskips, sizeof(*s->skips),
+			  8) < 0)
+		return -ENOMEM;
 	s->skips[s->nskips].start = start;
 	s->skips[s->nskips++].end = end;
 	return 0;

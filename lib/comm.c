@@ -27,16 +27,10 @@ int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 	if (!i) {
 		if (m->used >= m->max_pids)
 			return -ENOSPC;
-		if (m->used == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 64;
-
-			e = realloc(m->ent, cap * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			m->ent = e;
-			m->cap = cap;
-		}
-		rc = bt_map_put(&m->idx, pid, 0, (uint32_t)(m->used + 1));
+		rc = bt_array_room(&m->ent, &m->cap, m->used, sizeof(*m->ent),
+				   64);
+		if (!rc)
+			rc = bt_map_put(&m->idx, pid, 0, (uint32_t)(m->used + 1));
 		if (rc)
 			return rc;
 		e = &m->ent[m->used++];

@@ -113,15 +113,8 @@ static int add_group(struct bt_diff *d, const char *name, uint64_t order)
 {
 	struct dgroup *g;
 
-	if (d->ngrp == d->capgrp) {
-		size_t cap = d->capgrp ? 2 * d->capgrp : 16;
-
-		g = realloc(d->grp, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		d->grp = g;
-		d->capgrp = cap;
-	}
+	if (bt_array_room(&d->grp, &d->capgrp, d->ngrp, sizeof(*d->grp), 16) < 0)
+		return -ENOMEM;
 	g = &d->grp[d->ngrp];
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->order = order;
@@ -408,15 +401,8 @@ int bt_diff_begin(struct bt_diff *d, const char *label,
 
 	if (d->active || !label)
 		return -EINVAL;
-	if (d->nrec == d->caprec) {
-		size_t cap = d->caprec ? 2 * d->caprec : 4;
-
-		rec = realloc(d->rec, cap * sizeof(*rec));
-		if (!rec)
-			return -ENOMEM;
-		d->rec = rec;
-		d->caprec = cap;
-	}
+	if (bt_array_room(&d->rec, &d->caprec, d->nrec, sizeof(*d->rec), 4) < 0)
+		return -ENOMEM;
 	rec = &d->rec[d->nrec];
 	memset(rec, 0, sizeof(*rec));
 	rec->first = UINT64_MAX;
@@ -443,16 +429,9 @@ static void note_dev(struct bt_diff *d, uint32_t dev)
 
 	if (bt_map_get(&p->devs, dev, 0))
 		return;
-	if (p->ndev == p->capdev) {
-		size_t cap = p->capdev ? 2 * p->capdev : 8;
-		uint32_t *v = realloc(p->dev, cap * sizeof(*v));
-
-		if (!v) {
-			d->err = -ENOMEM;
-			return;
-		}
-		p->dev = v;
-		p->capdev = cap;
+	if (bt_array_room(&p->dev, &p->capdev, p->ndev, sizeof(*p->dev), 8) < 0) {
+		d->err = -ENOMEM;
+		return;
 	}
 	if (bt_map_put(&p->devs, dev, 0, 1) < 0) {
 		d->err = -ENOMEM;

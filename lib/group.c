@@ -83,18 +83,8 @@ void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 		return (unsigned char *)key_at(g, i - 1) + VALUE_OFF;
 	if (g->count == UINT32_MAX - 1)
 		return NULL;
-	if (g->count == g->cap) {
-		size_t n = g->cap ? g->cap * 2 : 16;
-		unsigned char *e;
-
-		if (n > SIZE_MAX / g->stride)
-			return NULL;
-		e = realloc(g->ent, n * g->stride);
-		if (!e)
-			return NULL;
-		g->ent = e;
-		g->cap = n;
-	}
+	if (bt_array_room(&g->ent, &g->cap, g->count, g->stride, 16) < 0)
+		return NULL;
 	if (bt_map_put(&g->idx, (uint64_t)dev << 32 | pid, sub,
 		       (uint32_t)(g->count + 1)) < 0)
 		return NULL;

@@ -96,6 +96,13 @@ static inline uint64_t bt_be64(const unsigned char *p)
 }
 
 /*
+ * lib/array.c: room for element n of the array *arrp (a T **, cap
+ * elements of elem bytes allocated), doubling the capacity from min.  0,
+ * or -ENOMEM with the array left as it was.
+ */
+int bt_array_room(void *arrp, size_t *cap, size_t n, size_t elem, size_t min);
+
+/*
  * lib/map.c: the library's one hash map, from a 128-bit key (k0, k1) to a
  * non-zero u32 (usually an index + 1 into the caller's dense array).
  * Zero-initialised or bt_map_init()ed; grows itself, at most half full.

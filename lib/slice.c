@@ -96,17 +96,9 @@ static struct ent *table_get(struct table *t, uint32_t dev, uint64_t key)
 
 	if (e)
 		return e;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-
-		if (cap > UINT32_MAX / 2)
-			return NULL;
-		e = realloc(t->e, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		t->e = e;
-		t->cap = cap;
-	}
+	if (t->n >= UINT32_MAX - 1 ||
+	    bt_array_room(&t->e, &t->cap, t->n, sizeof(*t->e), 64) < 0)
+		return NULL;
 	if (bt_map_put(&t->idx, key, dev, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
 	e = &t->e[t->n++];
@@ -131,15 +123,9 @@ static struct device *device_get(struct bt_slice *s, uint32_t dev,
 			return &s->devs[i];
 		}
 	}
-	if (s->ndevs == s->capdevs) {
-		size_t cap = s->capdevs ? s->capdevs * 2 : 4;
-		struct device *nd = realloc(s->devs, cap * sizeof(*nd));
-
-		if (!nd)
-			return NULL;
-		s->devs = nd;
-		s->capdevs = cap;
-	}
+	if (bt_array_room(&s->devs, &s->capdevs, s->ndevs, sizeof(*s->devs),
+			  4) < 0)
+		return NULL;
 	d = &s->devs[s->ndevs];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;

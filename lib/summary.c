@@ -79,18 +79,9 @@ void bt_summary_free(struct bt_summary *s)
 static struct dev_stats *dev_get(struct bt_summary *s, size_t i)
 {
 	if (i >= s->ndevs) {
-		if (i >= s->devs_cap) {
-			size_t cap = s->devs_cap ? s->devs_cap : 4;
-			struct dev_stats *d;
-
-			while (cap <= i)
-				cap *= 2;
-			d = realloc(s->devs, cap * sizeof(*d));
-			if (!d)
-				return NULL;
-			s->devs = d;
-			s->devs_cap = cap;
-		}
+		if (bt_array_room(&s->devs, &s->devs_cap, i, sizeof(*s->devs),
+				  4) < 0)
+			return NULL;
 		memset(s->devs + s->ndevs, 0,
 		       (i + 1 - s->ndevs) * sizeof(*s->devs));
 		s->ndevs = i + 1;
@@ -148,15 +139,9 @@ static struct io_stats *proc_get(struct bt_summary *m, uint32_t pid,
 
 	if (i)
 		return &m->procs[i - 1].ios;
-	if (m->nprocs == m->procs_cap) {
-		size_t cap = m->procs_cap ? m->procs_cap * 2 : 64;
-		struct proc_stats *p = realloc(m->procs, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		m->procs = p;
-		m->procs_cap = cap;
-	}
+	if (bt_array_room(&m->procs, &m->procs_cap, m->nprocs,
+			  sizeof(*m->procs), 64) < 0)
+		return NULL;
 	if (bt_map_put(&m->idx, pid, 0, (uint32_t)(m->nprocs + 1)) < 0)
 		return NULL;
 	memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include "internal.h"
 #include "sysfs.h"
 
 int bt_sysfs_read(const char *path, char *buf, size_t len)
@@ -81,15 +82,8 @@ int bt_sysfs_keep(struct bt_sysfs_saved *s, const char *path, const char *val)
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i].path, path) == 0)
 			return 0;	/* the first value is the one to put back */
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-
-		v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (bt_array_room(&s->v, &s->cap, s->n, sizeof(*s->v), 16) < 0)
+		return -ENOMEM;
 	v = &s->v[s->n];
 	v->path = strdup(path);
 	v->val = strdup(val);

@@ -3,7 +3,8 @@
  * test_map.c - the library's hash map (lib/map.c): put, get, replace and
  * delete; deletion in the middle of a probe run (backward shift) keeps
  * every other key reachable; growth; and a long random churn of inserts
- * and deletes checked against a plain array, as a request table sees.
+ * and deletes checked against a plain array, as a request table sees;
+ * and the growth of the dense arrays beside it (lib/array.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -103,12 +104,38 @@ static void test_map_random_churn_matches_array(void **state)
 	bt_map_free(&m);
 }
 
+/* lib/array.c: growth keeps what was there and refuses overflow. */
+static void test_array_room_grows_and_keeps(void **state)
+{
+	uint32_t *a = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 1000; i++) {
+		assert_int_equal(bt_array_room(&a, &cap, i, sizeof(*a), 4), 0);
+		assert_true(cap > i);
+		a[i] = i * 7;
+	}
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(a[i], i * 7);
+	assert_int_equal(cap, 1024);
+	/* room already there: nothing moves */
+	assert_int_equal(bt_array_room(&a, &cap, 10, sizeof(*a), 4), 0);
+	assert_int_equal(cap, 1024);
+	assert_int_equal(bt_array_room(&a, &cap, cap, SIZE_MAX / 1024, 4),
+			 -ENOMEM);
+	assert_int_equal(cap, 1024);
+	assert_int_equal(a[999], 999 * 7);
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_put_get_replace_delete),
 		cmocka_unit_test(test_map_delete_inside_a_run),
 		cmocka_unit_test(test_map_random_churn_matches_array),
+		cmocka_unit_test(test_array_room_grows_and_keeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
