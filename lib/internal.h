@@ -43,6 +43,9 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
  */
 int bt_reader_empty(const struct bt_reader *r);
 
+/* Number of columns of a static column-name array (an analysis's table). */
+#define BT_TABLE_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

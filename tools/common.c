@@ -352,6 +352,11 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 	return t;
 }
 
+struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c)
+{
+	return bt_tool_table(o, c.name, c.n);
+}
+
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t)
 {
 	int rc = bt_table_free(t);
@@ -496,32 +501,4 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 	fprintf(stderr, "%s: nothing to report: the trace has no %s (only %s): "
 		"%s; what works on it: %s\n", o->prog, lacks, has, why, ok);
 	return 1;
-}
-
-void tool_put_dist(struct bt_table *t, struct bt_dist *d)
-{
-	if (!d->n) {
-		tool_put_empty(t, 5);
-		return;
-	}
-	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
-	bt_table_us(t, bt_dist_quantile(d, 0.50));
-	bt_table_us(t, bt_dist_quantile(d, 0.95));
-	bt_table_us(t, bt_dist_quantile(d, 0.99));
-	bt_table_us(t, d->max);
-}
-
-void tool_put_empty(struct bt_table *t, unsigned n)
-{
-	while (n--)
-		bt_table_str(t, "");
-}
-
-void tool_free_rows(struct bt_group *g, size_t off)
-{
-	unsigned char *v;
-
-	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
-		bt_dist_free((struct bt_dist *)(void *)(v + off));
-	bt_group_free(g);
 }

@@ -105,6 +105,8 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 /* A table with the tool's -c/-j/-H choices on stdout; exits 1 on ENOMEM. */
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols);
+/* The same for an analysis's table: its columns as its *_cols() gives them. */
+struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c);
 /* Free the table; on a write error print it and return BT_EXIT_DATA. */
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
 
@@ -144,17 +146,6 @@ void tool_seen(uint32_t *seen, const struct bt_event *ev);
  */
 int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 		       const char *self, const char *why);
-
-/*
- * The latency columns of a per-process row: mean, p50, p95, p99 and max
- * of d (ns) in microseconds with three decimals; empty cells when d has
- * no sample (a row of censored or invalid episodes only), not 0.000.
- */
-void tool_put_dist(struct bt_table *t, struct bt_dist *d);
-/* n empty cells: a figure that does not exist (a mean of nothing). */
-void tool_put_empty(struct bt_table *t, unsigned n);
-/* Free the distribution at byte offset off of every value of g, then g. */
-void tool_free_rows(struct bt_group *g, size_t off);
 
 /*
  * Number parsers for tools' own options, whole string or nothing (no sign,
