@@ -681,6 +681,8 @@ void bt_table_dist(struct bt_table *t, struct bt_dist *d);
 void bt_table_empty(struct bt_table *t, unsigned n);
 /* Ends a row: -EINVAL when the cell count differs from the columns. */
 int bt_table_end_row(struct bt_table *t);
+/* Rows ended so far (not the header, not the rows refused). */
+uint64_t bt_table_rows(const struct bt_table *t);
 /* Flushes; 0 or -EIO when any write failed. */
 int bt_table_free(struct bt_table *t);
 
@@ -1380,5 +1382,35 @@ uint64_t bt_plot_samples(const struct bt_plot *p);
  */
 int bt_plot_render(struct bt_plot *const *p, size_t n, FILE *f);
 void bt_plot_free(struct bt_plot *p);
+
+/* ---------------------------------------------------------------- report */
+
+/* lib/report.c */
+
+/*
+ * btplot's report: one self-contained HTML page (no script, and nothing
+ * fetched from anywhere) with a title naming the traces, their devices
+ * and time spans, every picture kind inline as SVG (all traces on shared
+ * axes), and per trace the tables of btsync, btslice, btlat, btmerge and
+ * btsize as those tools print them with their default options.  Read
+ * each trace through begin, every event (notes too) to feed, and end,
+ * while r (which names the pids) is alive; then write the page.
+ */
+#define BT_REPORT_MAX_TRACES	8
+
+struct bt_report;
+
+/* po: the plots' options (bin, top, heatmap metric and per_op); NULL: defaults. */
+int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po);
+/* Start the next trace.  0, -EINVAL (one already begun), -E2BIG, -ENOMEM. */
+int bt_report_begin(struct bt_report *rp, const char *label,
+		    const struct bt_reader *r);
+/* One event of the trace begun, in time order: 0 or -ENOMEM (sticky). */
+int bt_report_feed(struct bt_report *rp, const struct bt_event *ev);
+/* End of the trace: its tables are written.  0, -ENOMEM or -EINVAL. */
+int bt_report_end(struct bt_report *rp);
+/* The page on f.  0, -EINVAL (no trace, or one not ended), -ENOMEM, -EIO. */
+int bt_report_write(struct bt_report *rp, FILE *f);
+void bt_report_free(struct bt_report *rp);
 
 #endif /* BTKIT_H */

@@ -26,6 +26,7 @@ struct bt_table {
 	enum bt_table_fmt fmt;
 	size_t ncols;
 	size_t ncells;		/* cells in the row being built */
+	uint64_t rows;		/* rows ended, refused ones not counted */
 	char *row;		/* the row being built */
 	size_t len, cap;
 	int err;		/* sticky: first -errno met */
@@ -544,7 +545,13 @@ int bt_table_end_row(struct bt_table *t)
 		return -EINVAL;
 	}
 	flush_row(t);
+	t->rows++;
 	return t->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+uint64_t bt_table_rows(const struct bt_table *t)
+{
+	return t->rows;
 }
 
 int bt_table_free(struct bt_table *t)

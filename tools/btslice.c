@@ -42,22 +42,6 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 		bt_slice_ep_row(s->t, ep, s->first, s->r);
 }
 
-/*
- * Notes pass the common filters unwindowed; scheduler messages outside
- * -w would open waits whose dispatches were filtered out.
- */
-static bool in_window(const struct slicer *s, const struct bt_event *ev)
-{
-	uint64_t rel;
-
-	if (!s->o.has_window)
-		return true;
-	if (s->first == UINT64_MAX)
-		return s->o.win_start == 0;
-	rel = ev->time > s->first ? ev->time - s->first : 0;
-	return rel >= s->o.win_start && rel < s->o.win_end;
-}
-
 /* Without the events a source needs there is no wait to see. */
 static void explain(const struct slicer *s)
 {
@@ -176,7 +160,7 @@ int main(int argc, char **argv)
 			continue;
 		if (!bt_event_is_note(&ev))
 			bt_tracker_feed(tr, &ev, &rq);
-		else if (!in_window(&s, &ev))
+		else if (!tool_note_in_window(&s.o, s.first, &ev))
 			continue;
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
 			bt_tool_nomem(&s.o);

@@ -352,6 +352,19 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 	return t;
 }
 
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev)
+{
+	uint64_t rel;
+
+	if (!o->has_window)
+		return true;
+	if (first == UINT64_MAX)
+		return o->win_start == 0;
+	rel = ev->time > first ? ev->time - first : 0;
+	return rel >= o->win_start && rel < o->win_end;
+}
+
 struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c)
 {
 	return bt_tool_table(o, c.name, c.n);

@@ -96,6 +96,15 @@ struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv);
 int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
 		 struct bt_event *ev, uint64_t *first);
 
+/*
+ * Notes pass the common filters unwindowed (PROCESS notes name pids
+ * whatever the window); for an analysis that follows scheduler messages,
+ * a note outside -w would open waits whose dispatches were filtered out.
+ * first: as bt_tool_next() keeps it.  True when ev is inside -w.
+ */
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev);
+
 /* Print the reader's warnings (duplicates, time going backwards) to stderr. */
 void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 
