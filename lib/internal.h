@@ -43,6 +43,12 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
  */
 int bt_reader_empty(const struct bt_reader *r);
 
+/*
+ * lib/group.c: free the struct bt_dist at byte offset off of every value
+ * of g, then g: the rows of a summary that keeps a distribution per row.
+ */
+void bt_group_free_dists(struct bt_group *g, size_t off);
+
 /* Number of columns of a static column-name array (an analysis's table). */
 #define BT_TABLE_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 

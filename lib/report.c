@@ -161,6 +161,8 @@ static const struct {
 		     "device saw (D); btsize(1).", size_cols, size_fill },
 };
 
+static void trace_free(struct trace *t);
+
 int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po)
 {
 	struct bt_report *rp;
@@ -278,12 +280,14 @@ int bt_report_begin(struct bt_report *rp, const char *label,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	rp->t[rp->n++] = t;
 	snprintf(t->label, sizeof(t->label), "%s", label ? label : "");
 	t->r = r;
 	t->first = UINT64_MAX;
-	if ((rc = name_files(t, r)) < 0 || (rc = trace_new(t, &rp->po)) < 0)
+	if ((rc = name_files(t, r)) < 0 || (rc = trace_new(t, &rp->po)) < 0) {
+		trace_free(t);
 		return rc;
+	}
+	rp->t[rp->n++] = t;
 	rp->cur = t;
 	return 0;
 }

@@ -10,6 +10,7 @@
  * kept per episode but the snapshots.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
@@ -809,12 +810,8 @@ int bt_slice_sum_table(struct bt_slice_sum *s, struct bt_table *t,
 
 void bt_slice_sum_free(struct bt_slice_sum *s)
 {
-	struct sum_row *x;
-
 	if (!s)
 		return;
-	for (size_t i = 0; (x = bt_group_at(s->rows, i, NULL)); i++)
-		bt_dist_free(&x->wait);
-	bt_group_free(s->rows);
+	bt_group_free_dists(s->rows, offsetof(struct sum_row, wait));
 	free(s);
 }

@@ -13,6 +13,7 @@
  * data-bearing flush and is treated as one.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
@@ -565,12 +566,8 @@ int bt_sync_sum_table(struct bt_sync_sum *s, struct bt_table *t,
 
 void bt_sync_sum_free(struct bt_sync_sum *s)
 {
-	struct sum_row *x;
-
 	if (!s)
 		return;
-	for (size_t i = 0; (x = bt_group_at(s->rows, i, NULL)); i++)
-		bt_dist_free(&x->lat);
-	bt_group_free(s->rows);
+	bt_group_free_dists(s->rows, offsetof(struct sum_row, lat));
 	free(s);
 }
