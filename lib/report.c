@@ -420,12 +420,18 @@ static const char page_style[] =
 	"tbody tr:nth-child(even){background:#f8f8f8}"
 	"nav a{margin-right:12px}p.none{color:#777}";
 
-/* The traces' table: the first table built over all traces. */
-static const char *const trace_cols[] = {
-	"trace", "files", "devices", "events", "span_s",
-};
+/* The traces' table: label, inputs, devices, I/O events, span. */
+static struct bt_table_cols traces_cols(const struct bt_report *rp)
+{
+	static const char *const cols[] = {
+		"trace", "files", "devices", "events", "span_s",
+	};
 
-static void trace_rows(const struct bt_report *rp, struct bt_table *tb)
+	(void)rp;
+	return (struct bt_table_cols){ cols, BT_TABLE_NCOLS(cols) };
+}
+
+static int traces_fill(struct bt_report *rp, struct bt_table *tb)
 {
 	for (size_t i = 0; i < rp->n; i++) {
 		const struct trace *t = rp->t[i];
@@ -445,28 +451,42 @@ static void trace_rows(const struct bt_report *rp, struct bt_table *tb)
 		bt_table_s(tb, t->events ? t->last - t->first : 0);
 		bt_table_end_row(tb);
 	}
+	return 0;
 }
 
 /*
- * The tables over all traces, written straight into the page.  btdiff's
- * table of two or more traces belongs here too, after the traces' one:
- * a bt_table in BT_TABLE_HTML on f, filled by its engine.
+ * The tables over all traces, before the pictures, each written by its
+ * engine straight into the page, when the report has at least min_traces
+ * traces.  A comparison of the traces (btdiff's table) is one more entry.
  */
-static int cross_table(FILE *f, const char *const *cols, size_t ncols,
-		       void (*fill)(const struct bt_report *, struct bt_table *),
-		       const struct bt_report *rp)
-{
-	struct bt_table *tb;
-	int rc;
+static const struct {
+	const char *id, *title, *what;
+	size_t min_traces;
+	struct bt_table_cols (*cols)(const struct bt_report *rp);
+	int (*fill)(struct bt_report *rp, struct bt_table *tb);
+} cross[] = {
+	{ "traces", "Traces", "Each trace read, its files, the devices in "
+	  "its events, and the time from its first I/O event to its last.",
+	  1, traces_cols, traces_fill },
+};
 
-	fputs("<div class=\"scroll\">\n", f);
-	rc = bt_table_new(&tb, f, BT_TABLE_HTML, 1, cols, ncols);
+#define NCROSS	(sizeof(cross) / sizeof(cross[0]))
+
+static int cross_table(struct bt_report *rp, size_t i, FILE *f)
+{
+	struct bt_table_cols c = cross[i].cols(rp);
+	struct bt_table *tb;
+	int rc, fill;
+
+	fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p>%s</p>\n<div class=\"scroll\">\n",
+		cross[i].id, cross[i].title, cross[i].what);
+	rc = bt_table_new(&tb, f, BT_TABLE_HTML, 1, c.name, c.n);
 	if (rc < 0)
 		return rc;
-	fill(rp, tb);
+	fill = cross[i].fill(rp, tb);
 	rc = bt_table_free(tb);
 	fputs("</div>\n", f);
-	return rc;
+	return rc < 0 ? rc : fill;
 }
 
 static void put_head(const struct bt_report *rp, FILE *f)
@@ -495,6 +515,10 @@ static void put_head(const struct bt_report *rp, FILE *f)
 			t->ndev ? ", " : "", span);
 	}
 	fputs("</h1>\n<nav>", f);
+	for (size_t i = 0; i < NCROSS; i++)
+		if (rp->n >= cross[i].min_traces)
+			fprintf(f, "<a href=\"#%s\">%s</a>\n", cross[i].id,
+				cross[i].title);
 	for (int k = 0; k < NKINDS; k++)
 		fprintf(f, "<a href=\"#%s\">%s</a>\n", kinds[k].id, kinds[k].title);
 	for (int i = 0; i < NTABLES; i++)
@@ -542,10 +566,13 @@ int bt_report_write(struct bt_report *rp, FILE *f)
 	if (!rp || !f || !rp->n || rp->cur)
 		return -EINVAL;
 	put_head(rp, f);
-	fputs("<h2 id=\"traces\">Traces</h2>\n", f);
-	r = cross_table(f, trace_cols, BT_TABLE_NCOLS(trace_cols), trace_rows, rp);
-	if (r < 0 && !rc)
-		rc = r;
+	for (size_t i = 0; i < NCROSS; i++) {
+		if (rp->n < cross[i].min_traces)
+			continue;
+		r = cross_table(rp, i, f);
+		if (r < 0 && !rc)
+			rc = r;
+	}
 	for (int k = 0; k < NKINDS; k++) {
 		fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p>%s</p>\n", kinds[k].id,
 			kinds[k].title, kinds[k].what);
