@@ -31,3 +31,13 @@ for w in fsync-vs-readers pgbench; do
 		done
 	done
 done
+# With -w and -d, the tables are the tools' with the same filters (the bfq
+# trace's scheduler messages outside the window left out as btslice does).
+btplot --report -w 1:3 -d 7,26 -o "$tmp/w.html" sample-traces/pgbench-bfq.bin.gz ||
+	echo "exit $?"
+for t in btsync btslice btlat btmerge btsize; do
+	perl tests/cli/btplot/htmltab.pl "$t" <"$tmp/w.html" >"$tmp/a"
+	"$t" -w 1:3 -d 7,26 sample-traces/pgbench-bfq.bin.gz >"$tmp/b" 2>/dev/null
+	cmp -s "$tmp/a" "$tmp/b" && echo "$t -w 1:3 -d 7,26: same ($(wc -l <"$tmp/a") lines)" ||
+		echo "$t -w 1:3 -d 7,26: DIFFERS"
+done
