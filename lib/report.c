@@ -136,6 +136,7 @@ static int size_fill(struct trace *t, struct bt_table *tb)
 
 static const struct {
 	const char *id, *title, *what;
+	const char *none;	/* why a trace may give no row */
 	struct bt_table_cols (*cols)(const struct trace *t);
 	int (*fill)(struct trace *t, struct bt_table *tb);
 } tables[NTABLES] = {
@@ -143,22 +144,31 @@ static const struct {
 		     "Latency from the first sync write to the completion of "
 		     "the flush that made it durable, its data and flush "
 		     "phases, and how each episode closed; btsync(1).",
+		     "no fdatasync episode, which needs a sync write or flush "
+		     "(Q) and the completion of its flush (C)",
 		     sync_cols, sync_fill },
 	[T_SLICE] = { "btslice", "Slice waits per process (btslice)",
 		      "How long each process or scheduler queue waited for the "
 		      "device while others were served, from the scheduler's "
 		      "messages where the trace has them, else from the "
-		      "events; btslice(1).", slice_cols, slice_fill },
+		      "events; btslice(1).",
+		      "no slice wait, which needs requests entering the "
+		      "scheduler (G or I) or scheduler messages",
+		      slice_cols, slice_fill },
 	[T_LAT] = { "btlat", "Latency per device and op (btlat)",
 		    "Q2C, Q2D, D2C and the stages between, one sample per "
-		    "completed request; btlat(1).", lat_cols, lat_fill },
+		    "completed request; btlat(1).",
+		    "no request seen from its Q (or G, I, D) to its "
+		    "completion (C)", lat_cols, lat_fill },
 	[T_MERGE] = { "btmerge", "Merge ratios (btmerge)",
 		      "Bios queued against requests dispatched, as btt's "
 		      "Device Merge Information; btmerge(1).",
+		      "no Q or A event, where btt starts counting merges",
 		      merge_cols, merge_fill },
 	[T_SIZE] = { "btsize", "Request sizes (btsize)",
 		     "Power-of-two histograms of the bytes of each request the "
-		     "device saw (D); btsize(1).", size_cols, size_fill },
+		     "device saw (D); btsize(1).",
+		     "no request dispatched (D)", size_cols, size_fill },
 };
 
 static void trace_free(struct trace *t);
@@ -597,8 +607,8 @@ int bt_report_write(struct bt_report *rp, FILE *f)
 				fprintf(f, "<div class=\"scroll\">\n%s</div>\n",
 					t->table[i]);
 			else
-				fputs("<p class=\"none\">No rows: the trace has "
-				      "nothing this table counts.</p>\n", f);
+				fprintf(f, "<p class=\"none\">No rows: %s.</p>\n",
+					tables[i].none);
 		}
 	}
 	fputs("</body>\n</html>\n", f);
