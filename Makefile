@@ -66,7 +66,7 @@ MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 # Objects built through pattern rules are kept (no rebuild on every make).
 .SECONDARY:
 
-.PHONY: all check unit install uninstall deps demo bench fuzz lint-man clean
+.PHONY: all check unit install uninstall deps demo pictures bench fuzz lint-man clean
 # The library and the tools only: tests (cmocka), helpers, examples and the
 # bench generator are built by the targets that run them.
 all: $(TOOL_BIN) $(LIBA) $(B)/libbtkit.so
@@ -168,12 +168,16 @@ uninstall:
 
 DEB_PKGS := build-essential libcsv-dev zlib1g-dev libcmocka-dev liburing-dev \
 	blktrace fio mandoc clang libclang-rt-14-dev time util-linux e2fsprogs \
-	kmod perl pkg-config librsvg2-bin libxml2-utils
+	kmod perl pkg-config librsvg2-bin libxml2-utils python3 chromium
 deps:
 	$(Q)tests/deps.sh $(DEB_PKGS)
 
 demo: deps all
 	$(Q)B=$(B) tests/demo.sh
+
+# The pictures sample-traces/README.md shows, one per btplot kind.
+pictures: all
+	$(Q)B=$(B) tests/pictures.sh
 
 bench: all $(BENCH_BIN)
 	$(Q)B=$(B) bench/run.sh

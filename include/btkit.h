@@ -722,10 +722,18 @@ void bt_group_free(struct bt_group *g);
  * or RFC 4180 CSV (quoting through libcsv, LF line ends), or JSON Lines:
  * no header, one object per row keyed by the column names, numbers as
  * numbers, text as strings, an empty or "-" text cell and a non-finite
- * double as null.  Write errors are sticky and returned by bt_table_free().
+ * double as null; or an HTML <table> (one <tr> per line, <th> header
+ * cells, text escaped, numbers in <td class="num">), closed by
+ * bt_table_free().  Write errors are sticky and returned by
+ * bt_table_free().
  */
-enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON };
+enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON, BT_TABLE_HTML };
 struct bt_table;
+/* The columns of an analysis's table, as its *_cols() function gives them. */
+struct bt_table_cols {
+	const char *const *name;
+	size_t n;
+};
 int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 		 int header, const char *const *cols, size_t ncols);
 void bt_table_str(struct bt_table *t, const char *s);
@@ -735,8 +743,25 @@ void bt_table_us(struct bt_table *t, uint64_t ns);	/* microseconds, 3 decimals *
 void bt_table_s(struct bt_table *t, uint64_t ns);	/* seconds, 9 decimals */
 void bt_table_double(struct bt_table *t, double v, int decimals);
 void bt_table_dev(struct bt_table *t, uint32_t dev);	/* "MAJ,MIN" */
+/* A number that is missing: "-", an empty cell in CSV, null in JSON. */
+void bt_table_none(struct bt_table *t);
+/*
+ * The name of pid from r's PROCESS notes, "-" when r is NULL or the pid
+ * has none.
+ */
+void bt_table_comm(struct bt_table *t, const struct bt_reader *r,
+		   uint32_t pid);
+/*
+ * mean, p50, p95, p99 and max of d (ns) in microseconds, 3 decimals;
+ * five empty cells when d has no sample (a mean of nothing), not 0.000.
+ */
+void bt_table_dist(struct bt_table *t, struct bt_dist *d);
+/* n empty cells: figures that do not exist. */
+void bt_table_empty(struct bt_table *t, unsigned n);
 /* Ends a row: -EINVAL when the cell count differs from the columns. */
 int bt_table_end_row(struct bt_table *t);
+/* Rows ended so far (not the header, not the rows refused). */
+uint64_t bt_table_rows(const struct bt_table *t);
 /* Flushes; 0 or -EIO when any write failed. */
 int bt_table_free(struct bt_table *t);
 
@@ -960,6 +985,20 @@ int bt_lat_rows(struct bt_lat *l,
 const char *bt_lat_op_name(int op);
 const char *bt_lat_metric_name(int metric);
 void bt_lat_free(struct bt_lat *l);
+/*
+ * btlat's tables, for every program that prints them (btlat, btplot's
+ * report).  The distributions: columns per device, or per device and
+ * owner with per_pid; bt_lat_table() writes every row of bt_lat_rows()
+ * into t, names from r's PROCESS notes (r may be NULL), and returns the
+ * count or -EINVAL.  One row per request (bt_lat_opts.request): time_s
+ * from origin (ns), a missing stage as bt_table_none().
+ */
+struct bt_table_cols bt_lat_cols(const struct bt_lat *l);
+int bt_lat_table(struct bt_lat *l, struct bt_table *t,
+		 const struct bt_reader *r);
+struct bt_table_cols bt_lat_req_cols(void);
+void bt_lat_req_row(struct bt_table *t, const struct bt_lat_req *e,
+		    uint64_t origin);
 
 /* ----------------------------------------------------------------- sched */
 
@@ -1092,6 +1131,41 @@ void bt_slice_finish(struct bt_slice *s);
 int bt_slice_has_messages(const struct bt_slice *s, uint32_t dev);
 void bt_slice_free(struct bt_slice *s);
 
+/*
+ * btslice's tables, for every program that prints them (btslice, btplot's
+ * report).  Which source a report shows (btslice --from): auto takes a
+ * device's scheduler messages when its trace has them (so far), else its
+ * events.  bt_slice_wanted: 1 when an episode of source on dev is shown.
+ */
+enum bt_slice_from {
+	BT_SLICE_FROM_AUTO, BT_SLICE_FROM_MESSAGES, BT_SLICE_FROM_EVENTS,
+};
+int bt_slice_wanted(const struct bt_slice *s, int from, uint32_t dev,
+		    unsigned source);
+/*
+ * One row per episode (not censored): start_s from origin (ns), names
+ * from r's PROCESS notes (r may be NULL), top_other_pid "-" unless the
+ * analysis computed it (bt_slice_opts.top_other).
+ */
+struct bt_table_cols bt_slice_ep_cols(void);
+void bt_slice_ep_row(struct bt_table *t, const struct bt_slice_ep *ep,
+		     uint64_t origin, const struct bt_reader *r);
+/*
+ * The summary: every episode added as it comes (censored ones counted
+ * apart), then one row per process or queue, device and source that
+ * from shows, processes before async and shared queues, by pid, into a
+ * table made with bt_slice_sum_cols().  new and add: 0 or -ENOMEM;
+ * table: the number of rows.
+ */
+struct bt_slice_sum;
+int bt_slice_sum_new(struct bt_slice_sum **out);
+int bt_slice_sum_add(struct bt_slice_sum *s, const struct bt_slice_ep *ep);
+struct bt_table_cols bt_slice_sum_cols(void);
+int bt_slice_sum_table(struct bt_slice_sum *s, struct bt_table *t,
+		       const struct bt_slice *sl, int from,
+		       const struct bt_reader *r);
+void bt_slice_sum_free(struct bt_slice_sum *s);
+
 /* lib/sync.c */
 
 /*
@@ -1149,6 +1223,28 @@ void bt_sync_free(struct bt_sync *s);
 /* 1 when comm names a journal thread ("jbd2/sda1-8", "kjournald"). */
 int bt_sync_is_journal(const char *comm);
 
+/*
+ * btsync's tables, for every program that prints them (btsync, btplot's
+ * report).  One row per episode: its columns, then a row into t for an episode that closed (not censored),
+ * start_s from origin (ns), names from r's PROCESS notes (r may be NULL).
+ */
+struct bt_table_cols bt_sync_ep_cols(void);
+void bt_sync_ep_row(struct bt_table *t, const struct bt_sync_ep *ep,
+		    uint64_t origin, const struct bt_reader *r);
+/*
+ * The per-process summary: episodes added as they come (censored ones are
+ * left out; invalid ones only counted), then one row per pid, by pid, into
+ * a table made with bt_sync_sum_cols().  new and add: 0 or -ENOMEM;
+ * table: the number of rows.
+ */
+struct bt_sync_sum;
+int bt_sync_sum_new(struct bt_sync_sum **out);
+int bt_sync_sum_add(struct bt_sync_sum *s, const struct bt_sync_ep *ep);
+struct bt_table_cols bt_sync_sum_cols(void);
+int bt_sync_sum_table(struct bt_sync_sum *s, struct bt_table *t,
+		      const struct bt_reader *r);
+void bt_sync_sum_free(struct bt_sync_sum *s);
+
 /* lib/merge.c */
 
 /*
@@ -1201,6 +1297,15 @@ int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
 int bt_merge_rows(struct bt_merge *m,
 		  void (*row)(const struct bt_merge_row *r, void *arg), void *arg);
 void bt_merge_free(struct bt_merge *m);
+/*
+ * btmerge's table, for every program that prints it (btmerge, btplot's
+ * report): columns per device, or per device and owner with per_pid;
+ * bt_merge_table() writes the rows of bt_merge_rows() into t, names from
+ * r's PROCESS notes (r may be NULL), and returns what it returns.
+ */
+struct bt_table_cols bt_merge_cols(const struct bt_merge *m);
+int bt_merge_table(struct bt_merge *m, struct bt_table *t,
+		   const struct bt_reader *r);
 
 /* lib/size.c */
 
@@ -1245,6 +1350,16 @@ void bt_size_rows(struct bt_size *s,
 		  void (*hist)(const struct bt_size_hist *h, void *arg),
 		  void *arg);
 void bt_size_free(struct bt_size *s);
+/*
+ * btsize's table, for every program that prints it (btsize, btplot's
+ * report): columns per device, or per device and owner with per_pid;
+ * bt_size_table() writes one row per bucket of each histogram of
+ * bt_size_rows(), from its first non-empty bucket to its last, names
+ * from r's PROCESS notes (r may be NULL).
+ */
+struct bt_table_cols bt_size_cols(const struct bt_size *s);
+void bt_size_table(struct bt_size *s, struct bt_table *t,
+		   const struct bt_reader *r);
 
 /* ------------------------------------------------------------------- svg */
 
@@ -1467,5 +1582,35 @@ int bt_diff_print(struct bt_diff *d, FILE *fp, enum bt_table_fmt fmt,
  */
 int bt_diff_verdict(struct bt_diff *d, FILE *fp);
 void bt_diff_free(struct bt_diff *d);
+
+/* ---------------------------------------------------------------- report */
+
+/* lib/report.c */
+
+/*
+ * btplot's report: one self-contained HTML page (no script, and nothing
+ * fetched from anywhere) with a title naming the traces, their devices
+ * and time spans, every picture kind inline as SVG (all traces on shared
+ * axes), and per trace the tables of btsync, btslice, btlat, btmerge and
+ * btsize as those tools print them with their default options.  Read
+ * each trace through begin, every event (notes too) to feed, and end,
+ * while r (which names the pids) is alive; then write the page.
+ */
+#define BT_REPORT_MAX_TRACES	8
+
+struct bt_report;
+
+/* po: the plots' options (bin, top, heatmap metric and per_op); NULL: defaults. */
+int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po);
+/* Start the next trace.  0, -EINVAL (one already begun), -E2BIG, -ENOMEM. */
+int bt_report_begin(struct bt_report *rp, const char *label,
+		    const struct bt_reader *r);
+/* One event of the trace begun, in time order: 0 or -ENOMEM (sticky). */
+int bt_report_feed(struct bt_report *rp, const struct bt_event *ev);
+/* End of the trace: its tables are written.  0, -ENOMEM or -EINVAL. */
+int bt_report_end(struct bt_report *rp);
+/* The page on f.  0, -EINVAL (no trace, or one not ended), -ENOMEM, -EIO. */
+int bt_report_write(struct bt_report *rp, FILE *f);
+void bt_report_free(struct bt_report *rp);
 
 #endif /* BTKIT_H */

@@ -138,3 +138,12 @@ void bt_group_free(struct bt_group *g)
 	bt_map_free(&g->idx);
 	free(g);
 }
+
+void bt_group_free_dists(struct bt_group *g, size_t off)
+{
+	unsigned char *v;
+
+	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
+		bt_dist_free((struct bt_dist *)(void *)(v + off));
+	bt_group_free(g);
+}

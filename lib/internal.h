@@ -82,6 +82,14 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev);
  */
 int bt_reader_all_empty(struct bt_reader *r);
 
+/*
+ * lib/group.c: free the struct bt_dist at byte offset off of every value
+ * of g, then g: the rows of a summary that keeps a distribution per row.
+ */
+void bt_group_free_dists(struct bt_group *g, size_t off);
+
+/* Number of columns of a static column-name array (an analysis's table). */
+#define BT_TABLE_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)

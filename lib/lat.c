@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
+#include "internal.h"
 
 #define DEFAULT_GROUPS	1024		/* devices x processes with rows */
 
@@ -410,4 +411,93 @@ void bt_lat_free(struct bt_lat *l)
 				bt_dist_free(&g->m[op][k]);
 	bt_group_free(l->g);
 	free(l);
+}
+
+/*
+ * btlat's tables, here so that btlat and btplot's report print the same:
+ * the distributions per device (and owner), and one row per request.
+ */
+static const char *const dev_cols[] = {
+	"dev", "op", "metric", "n", "mean_us", "p50_us", "p90_us",
+	"p99_us", "p999_us", "max_us",
+};
+static const char *const pid_cols[] = {
+	"dev", "pid", "comm", "op", "metric", "n", "mean_us", "p50_us",
+	"p90_us", "p99_us", "p999_us", "max_us",
+};
+static const char *const req_cols[] = {
+	"time_s", "pid", "comm", "op", "sector", "bytes", "q2d_us",
+	"d2c_us", "q2c_us",
+};
+
+struct lat_table {
+	const struct bt_lat *l;
+	struct bt_table *t;
+	const struct bt_reader *r;
+};
+
+struct bt_table_cols bt_lat_cols(const struct bt_lat *l)
+{
+	if (l->o.per_pid)
+		return (struct bt_table_cols){ pid_cols, BT_TABLE_NCOLS(pid_cols) };
+	return (struct bt_table_cols){ dev_cols, BT_TABLE_NCOLS(dev_cols) };
+}
+
+static void put_row(const struct bt_lat_row *row, void *arg)
+{
+	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
+	const struct lat_table *x = arg;
+	struct bt_table *t = x->t;
+
+	bt_table_dev(t, row->dev);
+	if (x->l->o.per_pid && row->pid == BT_LAT_OTHERS) {
+		bt_table_none(t);
+		bt_table_str(t, "(others)");
+	} else if (x->l->o.per_pid) {
+		bt_table_u64(t, row->pid);
+		bt_table_comm(t, x->r, row->pid);
+	}
+	bt_table_str(t, bt_lat_op_name(row->op));
+	bt_table_str(t, bt_lat_metric_name(row->metric));
+	bt_table_u64(t, row->d->n);
+	bt_table_double(t, bt_dist_mean(row->d) / 1000.0, 3);
+	for (int j = 0; j < 4; j++)
+		bt_table_us(t, bt_dist_quantile(row->d, qs[j]));
+	bt_table_us(t, row->d->max);
+	bt_table_end_row(t);
+}
+
+int bt_lat_table(struct bt_lat *l, struct bt_table *t,
+		 const struct bt_reader *r)
+{
+	struct lat_table x = { l, t, r };
+
+	return bt_lat_rows(l, put_row, &x);
+}
+
+struct bt_table_cols bt_lat_req_cols(void)
+{
+	return (struct bt_table_cols){ req_cols, BT_TABLE_NCOLS(req_cols) };
+}
+
+void bt_lat_req_row(struct bt_table *t, const struct bt_lat_req *e,
+		    uint64_t origin)
+{
+	const struct bt_request *rq = e->rq;
+	char op[2] = { rq->op, '\0' };
+	const uint64_t v[3] = { e->q2d, e->d2c, e->q2c };
+
+	bt_table_s(t, e->start > origin ? e->start - origin : 0);
+	bt_table_u64(t, rq->pid);
+	bt_table_str(t, rq->comm[0] ? rq->comm : "-");
+	bt_table_str(t, op);
+	bt_table_u64(t, rq->sector);
+	bt_table_u64(t, rq->bytes);
+	for (int k = 0; k < 3; k++) {
+		if (v[k] != BT_TIME_NONE)
+			bt_table_us(t, v[k]);
+		else
+			bt_table_none(t);
+	}
+	bt_table_end_row(t);
 }

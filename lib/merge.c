@@ -206,3 +206,59 @@ void bt_merge_free(struct bt_merge *m)
 	bt_group_free(m->devs);
 	free(m);
 }
+
+/* btmerge's table, here so that btmerge and btplot's report print the same. */
+static const char *const dev_cols[] = {
+	"dev", "op", "q", "back_merges", "front_merges", "d", "ratio",
+	"bios_per_rq", "blk_min", "blk_avg", "blk_max", "blk_total",
+};
+static const char *const pid_cols[] = {
+	"dev", "pid", "comm", "op", "q", "back_merges", "front_merges",
+	"d", "ratio", "bios_per_rq", "blk_min", "blk_avg", "blk_max",
+	"blk_total",
+};
+
+struct merge_table {
+	const struct bt_merge *m;
+	struct bt_table *t;
+	const struct bt_reader *r;
+};
+
+struct bt_table_cols bt_merge_cols(const struct bt_merge *m)
+{
+	if (m->o.per_pid)
+		return (struct bt_table_cols){ pid_cols, BT_TABLE_NCOLS(pid_cols) };
+	return (struct bt_table_cols){ dev_cols, BT_TABLE_NCOLS(dev_cols) };
+}
+
+static void put_row(const struct bt_merge_row *x, void *arg)
+{
+	const struct merge_table *mt = arg;
+	struct bt_table *t = mt->t;
+
+	bt_table_dev(t, x->dev);
+	if (mt->m->o.per_pid) {
+		bt_table_u64(t, x->pid);
+		bt_table_comm(t, mt->r, x->pid);
+	}
+	bt_table_str(t, x->op);
+	bt_table_u64(t, x->q);
+	bt_table_u64(t, x->back);
+	bt_table_u64(t, x->front);
+	bt_table_u64(t, x->d);
+	bt_table_double(t, x->ratio, 2);
+	bt_table_double(t, x->bios_per_rq, 2);
+	bt_table_u64(t, x->blk_min);
+	bt_table_u64(t, x->blk_avg);
+	bt_table_u64(t, x->blk_max);
+	bt_table_u64(t, x->blk_total);
+	bt_table_end_row(t);
+}
+
+int bt_merge_table(struct bt_merge *m, struct bt_table *t,
+		   const struct bt_reader *r)
+{
+	struct merge_table mt = { m, t, r };
+
+	return bt_merge_rows(m, put_row, &mt);
+}

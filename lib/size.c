@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "btkit.h"
+#include "internal.h"
 
 enum { OP_R, OP_W, OP_D, OP_F, OP_N, NOPS };
 static const char op_name[NOPS] = { 'R', 'W', 'D', 'F', 'N' };
@@ -99,4 +100,61 @@ void bt_size_free(struct bt_size *s)
 		return;
 	bt_group_free(s->g);
 	free(s);
+}
+
+/* btsize's table, here so that btsize and btplot's report print the same. */
+static const char *const dev_cols[] = {
+	"dev", "op", "lo_bytes", "hi_bytes", "count", "pct",
+};
+static const char *const pid_cols[] = {
+	"dev", "pid", "comm", "op", "lo_bytes", "hi_bytes", "count", "pct",
+};
+
+struct size_table {
+	const struct bt_size *s;
+	struct bt_table *t;
+	const struct bt_reader *r;
+};
+
+struct bt_table_cols bt_size_cols(const struct bt_size *s)
+{
+	if (s->o.per_pid)
+		return (struct bt_table_cols){ pid_cols, BT_TABLE_NCOLS(pid_cols) };
+	return (struct bt_table_cols){ dev_cols, BT_TABLE_NCOLS(dev_cols) };
+}
+
+/* One row per bucket from the first non-empty one to the last. */
+static void put_hist(const struct bt_size_hist *x, void *arg)
+{
+	const struct size_table *st = arg;
+	struct bt_table *t = st->t;
+	const char op[2] = { x->op, 0 };
+	unsigned lo, hi;
+
+	bt_log2_span(x->h, &lo, &hi);
+	for (unsigned k = lo; k <= hi; k++) {
+		uint64_t a, b;
+
+		bt_log2_bounds(k, &a, &b);
+		bt_table_dev(t, x->dev);
+		if (st->s->o.per_pid) {
+			bt_table_u64(t, x->pid);
+			bt_table_comm(t, st->r, x->pid);
+		}
+		bt_table_str(t, op);
+		bt_table_u64(t, a);
+		bt_table_u64(t, b);
+		bt_table_u64(t, x->h->count[k]);
+		bt_table_double(t, 100.0 * (double)x->h->count[k] /
+				(double)x->h->total, 2);
+		bt_table_end_row(t);
+	}
+}
+
+void bt_size_table(struct bt_size *s, struct bt_table *t,
+		   const struct bt_reader *r)
+{
+	struct size_table st = { s, t, r };
+
+	bt_size_rows(s, put_hist, &st);
 }

@@ -10,6 +10,7 @@
  * kept per episode but the snapshots.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
@@ -589,5 +590,183 @@ void bt_slice_free(struct bt_slice *s)
 	bt_map_free(&s->owners.idx);
 	bt_map_free(&s->queues.idx);
 	free(s->devs);
+	free(s);
+}
+
+/*
+ * btslice's tables, here so that btslice and btplot's report print the
+ * same: one row per episode, and the summary per process or queue.
+ */
+static const char *const sum_cols[] = {
+	"pid", "comm", "source", "episodes", "censored",
+	"wait_total_us", "wait_mean_us", "wait_p50_us", "wait_p95_us",
+	"wait_p99_us", "wait_max_us", "idle_share", "foreign_bytes",
+};
+static const char *const ep_cols[] = {
+	"start_s", "pid", "comm", "wait_us", "dev_idle_us",
+	"foreign_bytes", "top_other_pid",
+};
+
+struct sum_row {
+	uint64_t episodes, censored;
+	uint64_t total, idle, foreign;	/* ns, ns, bytes */
+	struct bt_dist wait;		/* ns */
+};
+
+/* Rows are grouped by dev, pid (-1: none) and source and queue in sub. */
+#define SUB(source, queue)	((uint32_t)(source) << 8 | (queue))
+#define SUB_SOURCE(sub)		((sub) >> 8)
+#define SUB_QUEUE(sub)		((sub) & 0xff)
+
+struct bt_slice_sum {
+	struct bt_group *rows;	/* struct sum_row */
+};
+
+int bt_slice_wanted(const struct bt_slice *s, int from, uint32_t dev,
+		    unsigned source)
+{
+	switch (from) {
+	case BT_SLICE_FROM_MESSAGES:
+		return source == BT_SLICE_MESSAGES;
+	case BT_SLICE_FROM_EVENTS:
+		return source == BT_SLICE_EVENTS;
+	default:
+		return source == (bt_slice_has_messages(s, dev) ?
+				  BT_SLICE_MESSAGES : BT_SLICE_EVENTS);
+	}
+}
+
+static void put_comm(struct bt_table *t, const struct bt_reader *r,
+		     int32_t pid, unsigned queue)
+{
+	if (queue == BT_SLICE_ASYNC)
+		bt_table_str(t, "[async]");
+	else if (queue == BT_SLICE_SHARED)
+		bt_table_str(t, "[shared]");
+	else if (pid < 0)
+		bt_table_str(t, "-");
+	else
+		bt_table_comm(t, r, (uint32_t)pid);
+}
+
+static void put_pid(struct bt_table *t, int32_t pid)
+{
+	if (pid < 0)
+		bt_table_str(t, "-");
+	else
+		bt_table_u64(t, (uint64_t)pid);
+}
+
+struct bt_table_cols bt_slice_ep_cols(void)
+{
+	return (struct bt_table_cols){ ep_cols, BT_TABLE_NCOLS(ep_cols) };
+}
+
+void bt_slice_ep_row(struct bt_table *t, const struct bt_slice_ep *ep,
+		     uint64_t origin, const struct bt_reader *r)
+{
+	bt_table_s(t, ep->start > origin ? ep->start - origin : 0);
+	put_pid(t, ep->pid);
+	put_comm(t, r, ep->pid, ep->queue);
+	bt_table_us(t, ep->wait);
+	bt_table_us(t, ep->dev_idle);
+	bt_table_u64(t, ep->foreign_bytes);
+	put_pid(t, ep->top_other);
+	bt_table_end_row(t);
+}
+
+int bt_slice_sum_new(struct bt_slice_sum **out)
+{
+	struct bt_slice_sum *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	if (bt_group_new(&s->rows, sizeof(struct sum_row)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+int bt_slice_sum_add(struct bt_slice_sum *s, const struct bt_slice_ep *ep)
+{
+	struct sum_row *r = bt_group_get(s->rows, ep->dev, (uint32_t)ep->pid,
+					 SUB(ep->source, ep->queue));
+
+	if (!r)
+		return -ENOMEM;
+	if (ep->censored) {
+		r->censored++;
+		return 0;
+	}
+	r->episodes++;
+	r->total += ep->wait;
+	r->idle += ep->dev_idle;
+	r->foreign += ep->foreign_bytes;
+	return bt_dist_add(&r->wait, ep->wait);
+}
+
+struct bt_table_cols bt_slice_sum_cols(void)
+{
+	return (struct bt_table_cols){ sum_cols, BT_TABLE_NCOLS(sum_cols) };
+}
+
+/* Processes first, then async and shared queues; by pid, device, source. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct bt_group_key *x = a, *y = b;
+	int32_t xpid = (int32_t)x->pid, ypid = (int32_t)y->pid;
+
+	if (SUB_QUEUE(x->sub) != SUB_QUEUE(y->sub))
+		return SUB_QUEUE(x->sub) < SUB_QUEUE(y->sub) ? -1 : 1;
+	if (xpid != ypid)
+		return xpid < ypid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (int)SUB_SOURCE(x->sub) - (int)SUB_SOURCE(y->sub);
+}
+
+int bt_slice_sum_table(struct bt_slice_sum *s, struct bt_table *t,
+		       const struct bt_slice *sl, int from,
+		       const struct bt_reader *r)
+{
+	struct bt_group_key k;
+	struct sum_row *x;
+	int n = 0;
+
+	bt_group_sort(s->rows, cmp_row);
+	for (size_t i = 0; (x = bt_group_at(s->rows, i, &k)); i++) {
+		int32_t pid = (int32_t)k.pid;
+		unsigned source = SUB_SOURCE(k.sub);
+
+		if (!bt_slice_wanted(sl, from, k.dev, source))
+			continue;
+		put_pid(t, pid);
+		put_comm(t, r, pid, SUB_QUEUE(k.sub));
+		bt_table_str(t, source == BT_SLICE_MESSAGES ? "messages" :
+							      "events");
+		bt_table_u64(t, x->episodes);
+		bt_table_u64(t, x->censored);
+		bt_table_us(t, x->total);
+		bt_table_dist(t, &x->wait);
+		if (x->episodes)
+			bt_table_double(t, x->total ? (double)x->idle /
+						      (double)x->total : 0.0, 3);
+		else
+			bt_table_empty(t, 1);	/* no wait: no share of it */
+		bt_table_u64(t, x->foreign);
+		bt_table_end_row(t);
+		n++;
+	}
+	return n;
+}
+
+void bt_slice_sum_free(struct bt_slice_sum *s)
+{
+	if (!s)
+		return;
+	bt_group_free_dists(s->rows, offsetof(struct sum_row, wait));
 	free(s);
 }

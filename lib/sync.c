@@ -13,9 +13,11 @@
  * data-bearing flush and is treated as one.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
+#include "internal.h"
 
 #define MAX_RANGES	64	/* outstanding write ranges per episode */
 #define MAX_DEVS	64	/* devices whose last flush dispatch is kept */
@@ -418,5 +420,154 @@ void bt_sync_free(struct bt_sync *s)
 	free(s->ep);
 	free(s->spare);
 	free(s->journal);
+	free(s);
+}
+
+/*
+ * btsync's tables, here so that btsync and btplot's report print the same:
+ * one row per episode, and the per-process summary of episodes.
+ */
+static const char *const sum_cols[] = {
+	"pid", "comm", "episodes", "lat_mean_us", "lat_p50_us",
+	"lat_p95_us", "lat_p99_us", "lat_max_us", "data_mean_us",
+	"flush_mean_us", "self", "journal", "fua", "noflush", "invalid",
+};
+static const char *const ep_cols[] = {
+	"start_s", "pid", "comm", "lat_us", "data_us", "flush_us",
+	"data_bytes", "kind",
+};
+
+struct sum_row {
+	uint64_t self, journal, fua, noflush, invalid;
+	uint64_t data, flush;	/* ns, sums over valid episodes */
+	struct bt_dist lat;	/* ns */
+};
+
+struct bt_sync_sum {
+	struct bt_group *rows;	/* struct sum_row by pid */
+};
+
+/* How an episode closed, "+invalid" when its pid did other I/O meanwhile. */
+static const char *kind_name(uint32_t f)
+{
+	static const char *const names[2][5] = {
+		{ "self", "journal", "fua", "noflush", "censored" },
+		{ "self+invalid", "journal+invalid", "fua+invalid",
+		  "noflush+invalid", "censored+invalid" },
+	};
+	int inv = (f & BT_SYNC_INVALID) != 0;
+
+	if (f & BT_SYNC_CENSORED)
+		return names[inv][4];
+	if (f & BT_SYNC_NOFLUSH)
+		return names[inv][3];
+	if (f & BT_SYNC_FUA)
+		return names[inv][2];
+	if (f & BT_SYNC_JOURNAL)
+		return names[inv][1];
+	return names[inv][0];
+}
+
+struct bt_table_cols bt_sync_ep_cols(void)
+{
+	return (struct bt_table_cols){ ep_cols, BT_TABLE_NCOLS(ep_cols) };
+}
+
+void bt_sync_ep_row(struct bt_table *t, const struct bt_sync_ep *ep,
+		    uint64_t origin, const struct bt_reader *r)
+{
+	bt_table_s(t, ep->open > origin ? ep->open - origin : 0);
+	bt_table_u64(t, ep->pid);
+	bt_table_comm(t, r, ep->pid);
+	bt_table_us(t, ep->lat);
+	bt_table_us(t, ep->data);
+	bt_table_us(t, ep->flush);
+	bt_table_u64(t, ep->data_bytes);
+	bt_table_str(t, kind_name(ep->flags));
+	bt_table_end_row(t);
+}
+
+int bt_sync_sum_new(struct bt_sync_sum **out)
+{
+	struct bt_sync_sum *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	if (bt_group_new(&s->rows, sizeof(struct sum_row)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+int bt_sync_sum_add(struct bt_sync_sum *s, const struct bt_sync_ep *ep)
+{
+	struct sum_row *r;
+
+	if (ep->flags & BT_SYNC_CENSORED)
+		return 0;	/* never closed: no latency to report */
+	r = bt_group_get(s->rows, 0, ep->pid, 0);
+	if (!r)
+		return -ENOMEM;
+	if (ep->flags & BT_SYNC_INVALID) {
+		r->invalid++;
+		return 0;
+	}
+	if (ep->flags & BT_SYNC_NOFLUSH)
+		r->noflush++;
+	else if (ep->flags & BT_SYNC_FUA)
+		r->fua++;
+	else if (ep->flags & BT_SYNC_JOURNAL)
+		r->journal++;
+	else
+		r->self++;
+	r->data += ep->data;
+	r->flush += ep->flush;
+	return bt_dist_add(&r->lat, ep->lat);
+}
+
+struct bt_table_cols bt_sync_sum_cols(void)
+{
+	return (struct bt_table_cols){ sum_cols, BT_TABLE_NCOLS(sum_cols) };
+}
+
+int bt_sync_sum_table(struct bt_sync_sum *s, struct bt_table *t,
+		      const struct bt_reader *r)
+{
+	struct bt_group_key k;
+	struct sum_row *x;
+	size_t i;
+
+	bt_group_sort(s->rows, NULL);
+	for (i = 0; (x = bt_group_at(s->rows, i, &k)); i++) {
+		uint64_t ep = x->lat.n;
+
+		bt_table_u64(t, k.pid);
+		bt_table_comm(t, r, k.pid);
+		bt_table_u64(t, ep);
+		bt_table_dist(t, &x->lat);
+		if (ep) {
+			bt_table_double(t, (double)x->data / (double)ep / 1000.0, 3);
+			bt_table_double(t, (double)x->flush / (double)ep / 1000.0, 3);
+		} else {
+			bt_table_empty(t, 2);
+		}
+		bt_table_u64(t, x->self);
+		bt_table_u64(t, x->journal);
+		bt_table_u64(t, x->fua);
+		bt_table_u64(t, x->noflush);
+		bt_table_u64(t, x->invalid);
+		bt_table_end_row(t);
+	}
+	return (int)i;
+}
+
+void bt_sync_sum_free(struct bt_sync_sum *s)
+{
+	if (!s)
+		return;
+	bt_group_free_dists(s->rows, offsetof(struct sum_row, lat));
 	free(s);
 }

@@ -2,7 +2,9 @@
 /*
  * table.c - report output shared by every tool: a header line, then rows,
  * as tab-separated text or RFC 4180 CSV, or rows alone as JSON Lines (one
- * object per row keyed by the column names).  A row is built in one
+ * object per row keyed by the column names), or an HTML <table> for
+ * btplot's report (header cells <th>, text escaped, numbers in cells of
+ * class "num" so a style sheet can right-align them).  A row is built in one
  * reusable buffer and written with a single fwrite when it ends, so a wrong
  * cell count can be refused before anything reaches the stream and the
  * steady state does no allocation.  CSV fields are quoted through libcsv,
@@ -24,6 +26,7 @@ struct bt_table {
 	enum bt_table_fmt fmt;
 	size_t ncols;
 	size_t ncells;		/* cells in the row being built */
+	uint64_t rows;		/* rows ended, refused ones not counted */
 	char *row;		/* the row being built */
 	size_t len, cap;
 	int err;		/* sticky: first -errno met */
@@ -160,6 +163,8 @@ static void sep(struct bt_table *t)
 {
 	size_t i = t->ncells++, n;
 
+	if (t->fmt == BT_TABLE_HTML)
+		return;		/* html_cell() writes the whole cell */
 	if (t->fmt != BT_TABLE_JSON) {
 		if (i && reserve(t, 1))
 			t->row[t->len++] = t->fmt == BT_TABLE_CSV ? ',' : '\t';
@@ -182,9 +187,74 @@ static void json_null(struct bt_table *t)
 	}
 }
 
+static void put(struct bt_table *t, const char *s, size_t n)
+{
+	if (reserve(t, n)) {
+		memcpy(t->row + t->len, s, n);
+		t->len += n;
+	}
+}
+
+/*
+ * HTML text: markup characters as entities, and what a browser would
+ * show as garbage replaced, since comms come from the trace: control
+ * bytes as '?' and a byte outside valid UTF-8 as U+FFFD.
+ */
+static void html_text(struct bt_table *t, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *p;
+
+	/* "&quot;" is the longest replacement of one byte. */
+	if (!reserve(t, 6 * n))
+		return;
+	p = t->row + t->len;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		size_t u;
+
+		switch (c) {
+		case '&': memcpy(p, "&amp;", 5); p += 5; continue;
+		case '<': memcpy(p, "&lt;", 4); p += 4; continue;
+		case '>': memcpy(p, "&gt;", 4); p += 4; continue;
+		case '"': memcpy(p, "&quot;", 6); p += 6; continue;
+		}
+		if (c >= 0x20 && c < 0x7f) {
+			*p++ = (char)c;
+		} else if (c < 0x80) {
+			*p++ = c == '\t' || c == '\n' || c == '\r' ? ' ' : '?';
+		} else if ((u = utf8_len(s + i, n - i))) {
+			memcpy(p, s + i, u);
+			p += u;
+			i += u - 1;
+		} else {
+			memcpy(p, "\xef\xbf\xbd", 3);
+			p += 3;
+		}
+	}
+	t->len = (size_t)(p - t->row);
+}
+
+/* One whole HTML cell; the row's <tr> comes with its first cell. */
+static void html_cell(struct bt_table *t, const char *s, size_t n, int num)
+{
+	if (!t->ncells++)
+		put(t, "<tr>", 4);
+	if (num)
+		put(t, "<td class=\"num\">", 16);
+	else
+		put(t, "<td>", 4);
+	html_text(t, s, n);
+	put(t, "</td>", 5);
+}
+
 /* Append one cell's text, with the separator and any quoting. */
 static void cell(struct bt_table *t, const char *s, size_t n)
 {
+	if (t->fmt == BT_TABLE_HTML) {
+		html_cell(t, s, n, 0);
+		return;
+	}
 	sep(t);
 	if (t->fmt == BT_TABLE_JSON) {
 		/* "-" is how the text formats show a value that is absent. */
@@ -219,6 +289,10 @@ static void cell(struct bt_table *t, const char *s, size_t n)
 /* A cell that needs neither quoting nor blanking: numbers. */
 static void cell_raw(struct bt_table *t, const char *s, size_t n)
 {
+	if (t->fmt == BT_TABLE_HTML) {
+		html_cell(t, s, n, 1);
+		return;
+	}
 	if (t->fmt == BT_TABLE_JSON) {
 		sep(t);
 	} else {
@@ -238,6 +312,8 @@ static void flush_row(struct bt_table *t)
 {
 	if (t->fmt == BT_TABLE_JSON && reserve(t, 1))
 		t->row[t->len++] = '}';
+	if (t->fmt == BT_TABLE_HTML)
+		put(t, "</tr>", 5);
 	if (reserve(t, 1))
 		t->row[t->len++] = '\n';
 	if (!t->err && fwrite_unlocked(t->row, 1, t->len, t->fp) != t->len)
@@ -277,6 +353,27 @@ static int json_keys(struct bt_table *t, const char *const *cols)
 	return 0;
 }
 
+/* The table's start, with the column names as <th> cells unless !header. */
+static void html_head(struct bt_table *t, int header, const char *const *cols)
+{
+	put(t, "<table>\n", 8);
+	if (header) {
+		put(t, "<thead><tr>", 11);
+		for (size_t i = 0; i < t->ncols; i++) {
+			const char *c = cols[i] ? cols[i] : "";
+
+			put(t, "<th>", 4);
+			html_text(t, c, strlen(c));
+			put(t, "</th>", 5);
+		}
+		put(t, "</tr></thead>\n", 14);
+	}
+	put(t, "<tbody>\n", 8);
+	if (!t->err && fwrite_unlocked(t->row, 1, t->len, t->fp) != t->len)
+		t->err = -EIO;
+	t->len = 0;
+}
+
 int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 		 int header, const char *const *cols, size_t ncols)
 {
@@ -284,7 +381,7 @@ int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 
 	*out = NULL;
 	if (!fp || !ncols || (fmt != BT_TABLE_TSV && fmt != BT_TABLE_CSV &&
-			      fmt != BT_TABLE_JSON))
+			      fmt != BT_TABLE_JSON && fmt != BT_TABLE_HTML))
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -295,6 +392,8 @@ int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
 	if (fmt == BT_TABLE_JSON) {
 		if (json_keys(t, cols) < 0)
 			goto nomem;
+	} else if (fmt == BT_TABLE_HTML) {
+		html_head(t, header, cols);
 	} else if (header) {
 		for (size_t i = 0; i < ncols; i++)
 			bt_table_str(t, cols[i]);
@@ -405,6 +504,38 @@ void bt_table_dev(struct bt_table *t, uint32_t dev)
 	cell(t, p, (size_t)(end - p));
 }
 
+void bt_table_none(struct bt_table *t)
+{
+	bt_table_str(t, t->fmt == BT_TABLE_CSV ? "" : "-");
+}
+
+void bt_table_comm(struct bt_table *t, const struct bt_reader *r,
+		   uint32_t pid)
+{
+	const char *c = r ? bt_reader_comm(r, pid) : NULL;
+
+	bt_table_str(t, c && *c ? c : "-");
+}
+
+void bt_table_empty(struct bt_table *t, unsigned n)
+{
+	while (n--)
+		bt_table_str(t, "");
+}
+
+void bt_table_dist(struct bt_table *t, struct bt_dist *d)
+{
+	if (!d->n) {
+		bt_table_empty(t, 5);
+		return;
+	}
+	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
+	bt_table_us(t, bt_dist_quantile(d, 0.50));
+	bt_table_us(t, bt_dist_quantile(d, 0.95));
+	bt_table_us(t, bt_dist_quantile(d, 0.99));
+	bt_table_us(t, d->max);
+}
+
 int bt_table_end_row(struct bt_table *t)
 {
 	if (t->ncells != t->ncols) {
@@ -414,7 +545,13 @@ int bt_table_end_row(struct bt_table *t)
 		return -EINVAL;
 	}
 	flush_row(t);
+	t->rows++;
 	return t->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+uint64_t bt_table_rows(const struct bt_table *t)
+{
+	return t->rows;
 }
 
 int bt_table_free(struct bt_table *t)
@@ -423,6 +560,9 @@ int bt_table_free(struct bt_table *t)
 
 	if (!t)
 		return 0;
+	if (t->fmt == BT_TABLE_HTML && !t->err &&
+	    fputs("</tbody></table>\n", t->fp) == EOF)
+		t->err = -EIO;
 	err = t->err;
 	if (fflush(t->fp) != 0 || ferror(t->fp))
 		err = err ? err : -EIO;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # `make demo`: a tour of the tools on the traces bundled in sample-traces/,
 # so a fresh clone shows what btkit answers.  btcat first, then every
-# analysis tool that is built, each with a one-line caption.
+# analysis tool that is built, each with a one-line caption, and last
+# btplot's HTML reports of them (their paths are printed).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-build}
@@ -86,5 +87,34 @@ for f in "${traces[@]}"; do
 	*) run "btlat on $f" btlat "$f" ;;
 	esac
 done
+
+# Every picture and table on one offline page: one page per workload, its
+# bfq and none recordings side by side on shared axes (unrelated traces on
+# one scale would squash each other), a trace of its own alone.
+if [ -x "$BIN/btplot" ]; then
+	mkdir -p "$B/demo"
+	done_stems=" "
+	for f in "${traces[@]}"; do
+		name=$(basename "$f")
+		name=${name%%.*}
+		stem=${name%-bfq}
+		stem=${stem%-none}
+		case $done_stems in *" $stem "*) continue ;; esac
+		done_stems="$done_stems$stem "
+		group=()
+		for g in "${traces[@]}"; do
+			n=$(basename "$g")
+			n=${n%%.*}
+			case $n in "$stem" | "$stem-bfq" | "$stem-none") group+=("$g") ;; esac
+		done
+		report=$B/demo/report-$stem.html
+		step "btplot --report: every picture kind and table of $stem on one HTML page" \
+			"btplot --report -o $report ${group[*]}"
+		"$BIN/btplot" --report -o "$report" "${group[@]}" &&
+			echo "report written: $TOP/$report (open it in a browser; it needs no network)"
+	done
+else
+	printf '\n== btplot: not built yet, skipped\n'
+fi
 echo
 echo "More: man -l man/btkit.7; each tool has -h and a man page."

@@ -19,61 +19,15 @@ struct lat {
 	struct bt_opts o;
 	struct bt_lat_opts lo;
 	bool each;
-	const struct bt_reader *r;
 	struct bt_table *t;
 	uint64_t first;		/* ns: first event, origin of -e times */
 };
 
-/* A number that is missing: "-" in text, an empty cell in CSV. */
-static void no_number(const struct lat *l)
-{
-	bt_table_str(l->t, l->o.csv ? "" : "-");
-}
-
 static void print_each(const struct bt_lat_req *e, void *arg)
 {
 	struct lat *l = arg;
-	const struct bt_request *rq = e->rq;
-	char op[2] = { rq->op, '\0' };
-	const uint64_t v[3] = { e->q2d, e->d2c, e->q2c };
 
-	bt_table_s(l->t, e->start > l->first ? e->start - l->first : 0);
-	bt_table_u64(l->t, rq->pid);
-	bt_table_str(l->t, rq->comm[0] ? rq->comm : "-");
-	bt_table_str(l->t, op);
-	bt_table_u64(l->t, rq->sector);
-	bt_table_u64(l->t, rq->bytes);
-	for (int k = 0; k < 3; k++) {
-		if (v[k] != BT_TIME_NONE)
-			bt_table_us(l->t, v[k]);
-		else
-			no_number(l);
-	}
-	bt_table_end_row(l->t);
-}
-
-static void print_row(const struct bt_lat_row *row, void *arg)
-{
-	static const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
-	struct lat *l = arg;
-	struct bt_table *t = l->t;
-
-	bt_table_dev(t, row->dev);
-	if (l->lo.per_pid && row->pid == BT_LAT_OTHERS) {
-		no_number(l);
-		bt_table_str(t, "(others)");
-	} else if (l->lo.per_pid) {
-		bt_table_u64(t, row->pid);
-		bt_table_str(t, bt_tool_comm(l->r, row->pid));
-	}
-	bt_table_str(t, bt_lat_op_name(row->op));
-	bt_table_str(t, bt_lat_metric_name(row->metric));
-	bt_table_u64(t, row->d->n);
-	bt_table_double(t, bt_dist_mean(row->d) / 1000.0, 3);
-	for (int j = 0; j < 4; j++)
-		bt_table_us(t, bt_dist_quantile(row->d, qs[j]));
-	bt_table_us(t, row->d->max);
-	bt_table_end_row(t);
+	bt_lat_req_row(l->t, e, l->first);
 }
 
 static void usage(const char *prog)
@@ -187,27 +141,6 @@ static void explain_empty(const struct lat *l, const struct bt_lat_stats *s)
 			" before it (%s)\n", p, have);
 }
 
-static struct bt_table *table(const struct lat *l)
-{
-	static const char *const cols[] = {
-		"dev", "op", "metric", "n", "mean_us", "p50_us", "p90_us",
-		"p99_us", "p999_us", "max_us",
-	};
-	static const char *const pcols[] = {
-		"dev", "pid", "comm", "op", "metric", "n", "mean_us", "p50_us",
-		"p90_us", "p99_us", "p999_us", "max_us",
-	};
-	static const char *const ecols[] = {
-		"time_s", "pid", "comm", "op", "sector", "bytes", "q2d_us",
-		"d2c_us", "q2c_us",
-	};
-
-	if (l->each)
-		return bt_tool_table(&l->o, ecols, BT_NCOLS(ecols));
-	return l->lo.per_pid ? bt_tool_table(&l->o, pcols, BT_NCOLS(pcols)) :
-			       bt_tool_table(&l->o, cols, BT_NCOLS(cols));
-}
-
 int main(int argc, char **argv)
 {
 	static struct lat l;
@@ -222,7 +155,7 @@ int main(int argc, char **argv)
 
 	parse_args(&l, argc, argv);
 	r = bt_tool_open(&l.o, argc, argv);
-	l.r = to.reader = r;
+	to.reader = r;
 	l.first = UINT64_MAX;
 	if (bt_lat_new(&lat, &l.lo) < 0)
 		bt_tool_nomem(&l.o);
@@ -230,7 +163,7 @@ int main(int argc, char **argv)
 	if (bt_tracker_new(&tr, &to) < 0)
 		bt_tool_nomem(&l.o);
 	if (l.each)
-		l.t = table(&l);
+		l.t = tool_table(&l.o, bt_lat_req_cols());
 	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0) {
 		bt_tracker_feed(tr, &ev, &rq);
 		bt_lat_feed(lat, &ev, rq);
@@ -240,8 +173,8 @@ int main(int argc, char **argv)
 	bt_tracker_flush(tr);
 	warn_unfinished(&l, tr);
 	if (!l.each) {
-		l.t = table(&l);
-		bt_lat_rows(lat, print_row, &l);
+		l.t = tool_table(&l.o, bt_lat_cols(lat));
+		bt_lat_table(lat, l.t, r);
 	}
 	if (bt_tool_table_done(&l.o, l.t))
 		status = BT_EXIT_DATA;

@@ -14,32 +14,8 @@
 struct merge {
 	struct bt_opts o;
 	struct bt_merge_opts mo;
-	const struct bt_reader *r;
 	struct bt_table *t;
 };
-
-static void put_row(const struct bt_merge_row *x, void *arg)
-{
-	struct merge *m = arg;
-
-	bt_table_dev(m->t, x->dev);
-	if (m->mo.per_pid) {
-		bt_table_u64(m->t, x->pid);
-		bt_table_str(m->t, bt_tool_comm(m->r, x->pid));
-	}
-	bt_table_str(m->t, x->op);
-	bt_table_u64(m->t, x->q);
-	bt_table_u64(m->t, x->back);
-	bt_table_u64(m->t, x->front);
-	bt_table_u64(m->t, x->d);
-	bt_table_double(m->t, x->ratio, 2);
-	bt_table_double(m->t, x->bios_per_rq, 2);
-	bt_table_u64(m->t, x->blk_min);
-	bt_table_u64(m->t, x->blk_avg);
-	bt_table_u64(m->t, x->blk_max);
-	bt_table_u64(m->t, x->blk_total);
-	bt_table_end_row(m->t);
-}
 
 static void usage(const char *prog)
 {
@@ -73,15 +49,6 @@ static void parse_args(struct merge *m, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const char *const cols[] = {
-		"dev", "op", "q", "back_merges", "front_merges", "d", "ratio",
-		"bios_per_rq", "blk_min", "blk_avg", "blk_max", "blk_total",
-	};
-	static const char *const pcols[] = {
-		"dev", "pid", "comm", "op", "q", "back_merges", "front_merges",
-		"d", "ratio", "bios_per_rq", "blk_min", "blk_avg", "blk_max",
-		"blk_total",
-	};
 	static struct merge m;
 	struct bt_tracker_opts to = { 0 };
 	struct bt_tracker *tr;
@@ -94,7 +61,7 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&m, argc, argv);
-	m.r = to.reader = r = bt_tool_open(&m.o, argc, argv);
+	to.reader = r = bt_tool_open(&m.o, argc, argv);
 	if (bt_merge_new(&mg, &m.mo) < 0)
 		bt_tool_nomem(&m.o);
 	bt_merge_attach(mg, &to);
@@ -107,9 +74,8 @@ int main(int argc, char **argv)
 			bt_tool_nomem(&m.o);
 	}
 	bt_tracker_flush(tr);
-	m.t = m.mo.per_pid ? bt_tool_table(&m.o, pcols, BT_NCOLS(pcols)) :
-			     bt_tool_table(&m.o, cols, BT_NCOLS(cols));
-	if (bt_merge_rows(mg, put_row, &m) < 0)
+	m.t = tool_table(&m.o, bt_merge_cols(mg));
+	if (bt_merge_table(mg, m.t, r) < 0)
 		bt_tool_nomem(&m.o);
 	tool_explain_empty(&m.o, seen, 1u << BT_A_QUEUE | 1u << BT_A_REMAP,
 			   "btmerge", "merge ratios compare the bios queued with "

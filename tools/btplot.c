@@ -7,6 +7,8 @@
  * tracker and, when the picture needs them, the slice and fdatasync
  * analyses; lib/plot.c bins what they find into grids of fixed size and
  * draws every trace on shared axes.  Binning: btplot(1) "BINNING".
+ * --report hands every trace to lib/report.c instead: every kind and the
+ * tables of the analysis tools on one HTML page.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,11 +23,12 @@
 struct plotter {
 	struct bt_opts o;
 	struct bt_plot_opts po;
-	bool has_kind, has_pid;
+	bool has_kind, has_pid, report;
 	uint32_t want_pid;
 	const char *out;	/* -o FILE, NULL: stdout */
 	struct bt_plot *plots[MAX_TRACES];
 	size_t n;
+	struct bt_report *rp;	/* --report */
 	/* the trace being read */
 	struct bt_plot *cur;
 	struct bt_reader *r;
@@ -36,16 +39,21 @@ struct plotter {
 static void usage(const char *prog)
 {
 	printf("Usage: %s -k KIND [options] [[LABEL=]TRACE...]\n"
+	       "       %s --report [options] [[LABEL=]TRACE...]\n"
 	       "Draw traces as one SVG picture (stdout without -o); several\n"
 	       "traces share the axes and the colour scale.  No TRACE or - reads\n"
-	       "stdin.  KIND: heatmap, offset, iops, depth, waits.\n\n"
+	       "stdin.  KIND: heatmap, offset, iops, depth, waits.  --report\n"
+	       "writes one HTML page with every kind and the tables of btsync,\n"
+	       "btslice, btlat, btmerge and btsize.\n\n"
 	       "Options (-p PID selects the requests and episodes PID owns):\n"
 	       "  -d, --device MAJ,MIN   only events of this device\n"
 	       "  -p, --pid PID          only what this process owns\n"
 	       "  -w, --window START:END only events from START to before END seconds\n"
 	       "                         after the first event (either side may be empty)\n"
 	       "  -k, --kind KIND        the picture to draw\n"
-	       "  -o, --output FILE      write the SVG to FILE\n"
+	       "      --report           every picture and table as one HTML page\n"
+	       "                         (not with -k or -p)\n"
+	       "  -o, --output FILE      write the SVG (HTML) to FILE\n"
 	       "      --metric M         heatmap: q2c (default), d2c, q2d, fsync, slice\n"
 	       "      --op               heatmap: one panel per op\n"
 	       "      --bin SECS         iops, depth, waits: column width to start\n"
@@ -53,7 +61,7 @@ static void usage(const char *prog)
 	       "      --top N            offset: process groups in colour (1-7,\n"
 	       "                         default 7); waits: lanes (default 12)\n"
 	       "  -h, --help             this help\n"
-	       "  -V, --version          print the version\n", prog);
+	       "  -V, --version          print the version\n", prog, prog);
 }
 
 static int pick(const char *arg, const char *const *names, int n)
@@ -84,6 +92,7 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 		{ "op", no_argument, NULL, 'O' },
 		{ "bin", required_argument, NULL, 'B' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "report", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -128,6 +137,9 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 					       optarg);
 			pl->po.bin_ns = (uint64_t)(v * 1e9 + 0.5);
 			break;
+		case 'R':
+			pl->report = true;
+			break;
 		case 'T':
 			k = (int)strtol(optarg, &end, 10);
 			if (end == optarg || *end || k < 1 || k > 128)
@@ -139,9 +151,12 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 			bt_opts_bad_option(&pl->o, argv, "dpwko");
 		}
 	}
-	if (!pl->has_kind)
+	if (pl->report && (pl->has_kind || pl->o.has_pid))
+		bt_usage_error(&pl->o, "--report draws every kind of every "
+			       "process: not with %s", pl->has_kind ? "-k" : "-p");
+	if (!pl->has_kind && !pl->report)
 		bt_usage_error(&pl->o, "-k KIND is required (heatmap, offset, "
-			       "iops, depth or waits)");
+			       "iops, depth or waits), or --report");
 	if (argc - optind > MAX_TRACES)
 		bt_usage_error(&pl->o, "at most %d traces", MAX_TRACES);
 	pl->has_pid = bt_opts_take_pid(&pl->o, &pl->want_pid);
@@ -208,8 +223,8 @@ static void on_slice(const struct bt_slice_ep *ep, void *arg)
 				bt_reader_comm(pl->r, (uint32_t)ep->pid)));
 }
 
-/* Read one trace into pl->cur; 0, or -1 after the reader's message. */
-static int read_trace(struct plotter *pl)
+/* Read one trace into a new plot; 0, or -1 after the reader's message. */
+static int read_trace(struct plotter *pl, const char *label)
 {
 	bool waits = pl->po.kind == BT_PLOT_WAITS,
 	     heat = pl->po.kind == BT_PLOT_HEATMAP;
@@ -226,6 +241,9 @@ static int read_trace(struct plotter *pl)
 	int rc;
 
 	pl->sl = NULL;
+	if (bt_plot_new(&pl->plots[pl->n], &pl->po, label) < 0)
+		bt_tool_nomem(&pl->o);
+	pl->cur = pl->plots[pl->n++];
 	if (bt_tracker_new(&tr, &to) < 0 ||
 	    (want_sync && bt_sync_new(&sy, &so) < 0) ||
 	    (want_slice && bt_slice_new(&pl->sl, &lo) < 0))
@@ -257,6 +275,29 @@ static int read_trace(struct plotter *pl)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * Read one trace into the report: every event, notes too (scheduler
+ * messages, as btslice takes them: those outside -w left out).
+ */
+static int read_report(struct plotter *pl, const char *label)
+{
+	uint64_t first = UINT64_MAX;
+	struct bt_event ev;
+	int rc;
+
+	if (bt_report_begin(pl->rp, label, pl->r) < 0)
+		bt_tool_nomem(&pl->o);
+	while ((rc = bt_tool_next(&pl->o, pl->r, &ev, &first)) > 0) {
+		if (bt_event_is_note(&ev) &&
+		    !tool_note_in_window(&pl->o, first, &ev))
+			continue;
+		check(pl, bt_report_feed(pl->rp, &ev));
+	}
+	check(pl, bt_report_end(pl->rp));
+	bt_tool_warnings(&pl->o, pl->r);
+	return rc < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct plotter pl;
@@ -276,22 +317,23 @@ int main(int argc, char **argv)
 	}
 	first = optind;
 	ntr = argc - first;
+	if (pl.report && bt_report_new(&pl.rp, &pl.po) < 0)
+		bt_tool_nomem(&pl.o);
 	for (int i = 0; i < ntr; i++) {
 		argv[first + i] = (char *)split_label(argv[first + i], label,
 						      sizeof(label));
-		if (bt_plot_new(&pl.plots[pl.n], &pl.po, label) < 0)
-			bt_tool_nomem(&pl.o);
-		pl.cur = pl.plots[pl.n++];
 		/* bt_tool_open opens argv[optind..argc): this one trace. */
 		optind = first + i;
 		pl.r = bt_tool_open(&pl.o, first + i + 1, argv);
-		if (read_trace(&pl) < 0)
+		if ((pl.report ? read_report(&pl, label) :
+				 read_trace(&pl, label)) < 0)
 			status = BT_EXIT_DATA;
 		bt_reader_free(pl.r);
 	}
 	if (pl.nomem)
 		bt_tool_nomem(&pl.o);
-	rc = bt_plot_render(pl.plots, pl.n, f);
+	rc = pl.report ? bt_report_write(pl.rp, f) :
+			 bt_plot_render(pl.plots, pl.n, f);
 	if ((f != stdout && fclose(f)) || rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", pl.o.prog, pl.out ? pl.out : "-",
 			strerror(rc < 0 ? -rc : errno));
@@ -299,5 +341,6 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < pl.n; i++)
 		bt_plot_free(pl.plots[i]);
+	bt_report_free(pl.rp);
 	return status;
 }

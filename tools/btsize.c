@@ -22,32 +22,6 @@ struct size {
 	struct bt_table *t;
 };
 
-static void put_row(const struct bt_size_hist *x, void *arg)
-{
-	struct size *s = arg;
-	const char op[2] = { x->op, 0 };
-	unsigned lo, hi;
-
-	bt_log2_span(x->h, &lo, &hi);
-	for (unsigned k = lo; k <= hi; k++) {
-		uint64_t a, b;
-
-		bt_log2_bounds(k, &a, &b);
-		bt_table_dev(s->t, x->dev);
-		if (s->so.per_pid) {
-			bt_table_u64(s->t, x->pid);
-			bt_table_str(s->t, bt_tool_comm(s->r, x->pid));
-		}
-		bt_table_str(s->t, op);
-		bt_table_u64(s->t, a);
-		bt_table_u64(s->t, b);
-		bt_table_u64(s->t, x->h->count[k]);
-		bt_table_double(s->t, 100.0 * (double)x->h->count[k] /
-				(double)x->h->total, 2);
-		bt_table_end_row(s->t);
-	}
-}
-
 /* Like bcc's biolatency: one bar per bucket, 40 stars for the largest. */
 static void put_graph(const struct bt_size_hist *x, void *arg)
 {
@@ -134,13 +108,6 @@ static void parse_args(struct size *s, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const char *const cols[] = {
-		"dev", "op", "lo_bytes", "hi_bytes", "count", "pct",
-	};
-	static const char *const pcols[] = {
-		"dev", "pid", "comm", "op", "lo_bytes", "hi_bytes", "count",
-		"pct",
-	};
 	static struct size s;
 	struct bt_tracker *tr = NULL;
 	const struct bt_request *rq = NULL;
@@ -168,9 +135,8 @@ int main(int argc, char **argv)
 	if (s.graph) {
 		bt_size_rows(sz, put_graph, &s);
 	} else {
-		s.t = s.so.per_pid ? bt_tool_table(&s.o, pcols, BT_NCOLS(pcols)) :
-				     bt_tool_table(&s.o, cols, BT_NCOLS(cols));
-		bt_size_rows(sz, put_row, &s);
+		s.t = tool_table(&s.o, bt_size_cols(sz));
+		bt_size_table(sz, s.t, r);
 	}
 	tool_explain_empty(&s.o, seen, 1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
 			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?

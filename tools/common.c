@@ -352,6 +352,24 @@ struct bt_table *bt_tool_table(const struct bt_opts *o,
 	return t;
 }
 
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev)
+{
+	uint64_t rel;
+
+	if (!o->has_window)
+		return true;
+	if (first == UINT64_MAX)
+		return o->win_start == 0;
+	rel = ev->time > first ? ev->time - first : 0;
+	return rel >= o->win_start && rel < o->win_end;
+}
+
+struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c)
+{
+	return bt_tool_table(o, c.name, c.n);
+}
+
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t)
 {
 	int rc = bt_table_free(t);
@@ -498,34 +516,6 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 	return 1;
 }
 
-void tool_put_dist(struct bt_table *t, struct bt_dist *d)
-{
-	if (!d->n) {
-		tool_put_empty(t, 5);
-		return;
-	}
-	bt_table_double(t, bt_dist_mean(d) / 1000.0, 3);
-	bt_table_us(t, bt_dist_quantile(d, 0.50));
-	bt_table_us(t, bt_dist_quantile(d, 0.95));
-	bt_table_us(t, bt_dist_quantile(d, 0.99));
-	bt_table_us(t, d->max);
-}
-
-void tool_put_empty(struct bt_table *t, unsigned n)
-{
-	while (n--)
-		bt_table_str(t, "");
-}
-
-void tool_free_rows(struct bt_group *g, size_t off)
-{
-	unsigned char *v;
-
-	for (size_t i = 0; (v = bt_group_at(g, i, NULL)); i++)
-		bt_dist_free((struct bt_dist *)(void *)(v + off));
-	bt_group_free(g);
-}
-
 struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
 {
 	struct bt_reader *r;
@@ -541,17 +531,4 @@ struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
 		exit(BT_EXIT_DATA);
 	}
 	return r;
-}
-
-bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
-			 const struct bt_event *ev)
-{
-	uint64_t rel;
-
-	if (!o->has_window)
-		return true;
-	if (first == UINT64_MAX)
-		return o->win_start == 0;
-	rel = ev->time > first ? ev->time - first : 0;
-	return rel >= o->win_start && rel < o->win_end;
 }

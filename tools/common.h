@@ -96,6 +96,15 @@ struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv);
 int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
 		 struct bt_event *ev, uint64_t *first);
 
+/*
+ * Notes pass the common filters unwindowed (PROCESS notes name pids
+ * whatever the window); for an analysis that follows scheduler messages,
+ * a note outside -w would open waits whose dispatches were filtered out.
+ * first: as bt_tool_next() keeps it.  True when ev is inside -w.
+ */
+bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+			 const struct bt_event *ev);
+
 /* Print the reader's warnings (duplicates, time going backwards) to stderr. */
 void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 
@@ -107,6 +116,8 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
 enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o);
 struct bt_table *bt_tool_table(const struct bt_opts *o,
 			       const char *const *cols, size_t ncols);
+/* The same for an analysis's table: its columns as its *_cols() gives them. */
+struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c);
 /* Free the table; on a write error print it and return BT_EXIT_DATA. */
 int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
 
@@ -148,17 +159,6 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 		       const char *self, const char *why);
 
 /*
- * The latency columns of a per-process row: mean, p50, p95, p99 and max
- * of d (ns) in microseconds with three decimals; empty cells when d has
- * no sample (a row of censored or invalid episodes only), not 0.000.
- */
-void tool_put_dist(struct bt_table *t, struct bt_dist *d);
-/* n empty cells: a figure that does not exist (a mean of nothing). */
-void tool_put_empty(struct bt_table *t, unsigned n);
-/* Free the distribution at byte offset off of every value of g, then g. */
-void tool_free_rows(struct bt_group *g, size_t off);
-
-/*
  * Number parsers for tools' own options, whole string or nothing (no sign,
  * no blanks, no trailing text): a decimal unsigned number up to max; a
  * finite double >= 0 in any form strtod accepts ("10", "0.5", "1e1").
@@ -173,12 +173,5 @@ bool bt_tool_parse_double(const char *s, double *out);
  * cannot be opened: message and exit 1 (nothing has been printed).
  */
 struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
-/*
- * Whether a note falls in -w (always without -w): bt_tool_next() passes
- * notes unwindowed, but scheduler messages outside the window would open
- * waits whose dispatches were filtered out.  first as bt_tool_next keeps it.
- */
-bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
-			 const struct bt_event *ev);
 
 #endif

@@ -55,16 +55,6 @@ static struct bt_blkorder *order_mem(struct bt_reader **r, struct tb *t)
 	return o;
 }
 
-static struct bt_event note(uint64_t time, uint32_t pid, const char *name)
-{
-	struct bt_event e = tb_ev(time, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
-
-	e.pid = pid;
-	e.pdu = (const unsigned char *)name;
-	e.pdu_len = (uint32_t)strlen(name) + 1;
-	return e;
-}
-
 /* An event on its own CPU: the reader drops a CPU's repeated sequences. */
 static struct bt_event on_cpu(uint64_t time, uint32_t seq, uint32_t cpu,
 			      uint32_t bytes)
@@ -131,8 +121,8 @@ static void test_blkorder_first_note_names_earlier_events(void **state)
 	(void)state;
 	tb_init(&t, 0, 0);
 	e[0] = tb_ev(10, 1, Q_READ, 4096);
-	e[1] = note(20, 1234, "first");
-	e[2] = note(30, 1234, "second");
+	e[1] = tb_note(20, 1234, "first");
+	e[2] = tb_note(30, 1234, "second");
 	e[3] = tb_ev(40, 2, Q_READ, 4096);
 	for (int i = 0; i < 4; i++)
 		tb_add(&t, &e[i]);

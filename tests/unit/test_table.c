@@ -2,7 +2,8 @@
 /*
  * test_table.c - the report table: TSV and CSV layout, quoting of awkward
  * cells, -H, number formats (µs, s, dev), JSON Lines (keys, numbers,
- * nulls, escapes), refusal of rows with the wrong cell count, and write
+ * nulls, escapes), HTML (header cells, escapes, number cells, the
+ * closing tags from bt_table_free()), refusal of rows with the wrong cell count, and write
  * errors surfacing from bt_table_free().
  */
 #include <errno.h>
@@ -297,6 +298,71 @@ static void test_table_json_wrong_cell_count_is_einval(void **state)
 	finish(&s, "{\"a\":4,\"b\":\"x\"}\n");
 }
 
+static void test_table_html_header_rows_and_closing(void **state)
+{
+	struct sink s;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_HTML, 1, cols3, 3);
+	bt_table_dev(s.t, BT_DEV_MAKE(8, 16));
+	bt_table_str(s.t, "fio");
+	bt_table_us(s.t, 1234567);
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	/* a short row is dropped whole, its <tr> with it */
+	bt_table_u64(s.t, 1);
+	assert_int_equal(bt_table_end_row(s.t), -EINVAL);
+	bt_table_none(s.t);
+	bt_table_empty(s.t, 1);
+	bt_table_double(s.t, 0.5, 2);
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "<table>\n"
+		   "<thead><tr><th>dev</th><th>name</th><th>n</th></tr></thead>\n"
+		   "<tbody>\n"
+		   "<tr><td>8,16</td><td>fio</td><td class=\"num\">1234.567</td></tr>\n"
+		   "<tr><td>-</td><td></td><td class=\"num\">0.50</td></tr>\n"
+		   "</tbody></table>\n");
+}
+
+static void test_table_html_escapes_markup_controls_and_bad_utf8(void **state)
+{
+	static const char *const cols[] = { "<a&b>", "t" };
+	struct sink s;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_HTML, 1, cols, 2);
+	bt_table_str(s.t, "<script>\"x\"&amp;\t\x01");
+	/* valid UTF-8 (é) kept; a lone 0xff and a surrogate replaced */
+	bt_table_str(s.t, "\xc3\xa9\xff\xed\xa0\x80");
+	assert_int_equal(bt_table_end_row(s.t), 0);
+	finish(&s, "<table>\n"
+		   "<thead><tr><th>&lt;a&amp;b&gt;</th><th>t</th></tr></thead>\n"
+		   "<tbody>\n"
+		   "<tr><td>&lt;script&gt;&quot;x&quot;&amp;amp; ?</td>"
+		   "<td>\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd</td></tr>\n"
+		   "</tbody></table>\n");
+}
+
+static void test_table_html_without_header_and_none_per_format(void **state)
+{
+	static const char *const cols[] = { "a" };
+	static const char *const want[] = {
+		"-\n", "\n", "{\"a\":null}\n",
+		"<table>\n<tbody>\n<tr><td>-</td></tr>\n</tbody></table>\n",
+	};
+	static const enum bt_table_fmt fmts[] = {
+		BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON, BT_TABLE_HTML,
+	};
+	struct sink s;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		open_sink(&s, fmts[i], 0, cols, 1);
+		bt_table_none(s.t);
+		assert_int_equal(bt_table_end_row(s.t), 0);
+		finish(&s, want[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +380,9 @@ int main(void)
 		cmocka_unit_test(test_table_json_empty_dash_and_nonfinite_are_null),
 		cmocka_unit_test(test_table_json_escapes_quotes_controls_and_bad_utf8),
 		cmocka_unit_test(test_table_json_wrong_cell_count_is_einval),
+		cmocka_unit_test(test_table_html_header_rows_and_closing),
+		cmocka_unit_test(test_table_html_escapes_markup_controls_and_bad_utf8),
+		cmocka_unit_test(test_table_html_without_header_and_none_per_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,18 @@ static inline struct bt_event tb_ev(uint64_t time, uint32_t seq,
 	return e;
 }
 
+/* A PROCESS note naming pid (name must outlive the event). */
+static inline struct bt_event tb_note(uint64_t time, uint32_t pid,
+				      const char *name)
+{
+	struct bt_event e = tb_ev(time, 0, BT_N_PROCESS, BT_TC_NOTIFY, 0);
+
+	e.pid = pid;
+	e.pdu = (const unsigned char *)name;
+	e.pdu_len = (uint32_t)strlen(name) + 1;
+	return e;
+}
+
 /* Append one record; returns its offset. */
 static inline size_t tb_add(struct tb *t, const struct bt_event *e)
 {
