@@ -87,35 +87,34 @@ static const char *num(char *buf, double v, int dec)
 	return buf;
 }
 
-/* A duration in the unit that suits it, 3 significant digits. */
-static const char *fmt_dur(char *buf, double ns)
+/* v scaled by step into the unit that suits it, 3 significant digits. */
+static const char *fmt_scaled(char *buf, double v, double step,
+			      const char *const *unit, int nunits)
 {
-	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
 	int u = 0;
 	char n[32];
 
-	while (u < 3 && ns >= 1000) {
-		ns /= 1000;
+	while (u < nunits - 1 && v >= step) {
+		v /= step;
 		u++;
 	}
-	bt_svg_num(n, sizeof(n), ns, ns < 10 ? 2 : ns < 100 ? 1 : 0);
+	bt_svg_num(n, sizeof(n), v, v < 10 ? 2 : v < 100 ? 1 : 0);
 	snprintf(buf, 40, "%s %s", n, unit[u]);
 	return buf;
+}
+
+static const char *fmt_dur(char *buf, double ns)
+{
+	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
+
+	return fmt_scaled(buf, ns, 1000, unit, 4);
 }
 
 static const char *fmt_bytes(char *buf, double b)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-	char n[32];
 
-	while (u < 4 && b >= 1024) {
-		b /= 1024;
-		u++;
-	}
-	bt_svg_num(n, sizeof(n), b, b < 10 ? 2 : b < 100 ? 1 : 0);
-	snprintf(buf, 40, "%s %s", n, unit[u]);
-	return buf;
+	return fmt_scaled(buf, b, 1024, unit, 5);
 }
 
 /* Seconds for tick labels and hover text: enough digits for the step. */

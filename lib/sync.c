@@ -489,17 +489,15 @@ void bt_sync_ep_row(struct bt_table *t, const struct bt_sync_ep *ep,
 
 int bt_sync_sum_new(struct bt_sync_sum **out)
 {
-	struct bt_sync_sum *s = calloc(1, sizeof(*s));
+	int rc = -ENOMEM;
 
-	*out = NULL;
-	if (!s)
-		return -ENOMEM;
-	if (bt_group_new(&s->rows, sizeof(struct sum_row)) < 0) {
-		free(s);
-		return -ENOMEM;
+	*out = calloc(1, sizeof(**out));
+	if (*out && (rc = bt_group_new(&(*out)->rows,
+				       sizeof(struct sum_row))) < 0) {
+		free(*out);
+		*out = NULL;
 	}
-	*out = s;
-	return 0;
+	return *out ? 0 : rc;
 }
 
 int bt_sync_sum_add(struct bt_sync_sum *s, const struct bt_sync_ep *ep)
