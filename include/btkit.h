@@ -1576,6 +1576,11 @@ int bt_diff_rows(struct bt_diff *d,
 int bt_diff_print(struct bt_diff *d, FILE *fp, enum bt_table_fmt fmt,
 		  int header);
 /*
+ * The rows bt_diff_print() writes, into t, a table its caller made with
+ * those columns (the report's HTML table).  0 or -ENOMEM.
+ */
+int bt_diff_table(struct bt_diff *d, struct bt_table *t);
+/*
  * One line on fp, "verdict: " and per group with fdatasync episodes the
  * recording with the lowest fdatasync p99 and by how much, and the one
  * with the highest mb_s.  0 or -EIO.
@@ -1591,8 +1596,9 @@ void bt_diff_free(struct bt_diff *d);
  * btplot's report: one self-contained HTML page (no script, and nothing
  * fetched from anywhere) with a title naming the traces, their devices
  * and time spans, every picture kind inline as SVG (all traces on shared
- * axes), and per trace the tables of btsync, btslice, btlat, btmerge and
- * btsize as those tools print them with their default options.  Read
+ * axes), per trace the tables of btsync, btslice, btlat, btmerge and
+ * btsize as those tools print them with their default options, and with
+ * two traces or more btdiff's table of them and its verdict.  Read
  * each trace through begin, every event (notes too) to feed, and end,
  * while r (which names the pids) is alive; then write the page.
  */

@@ -810,6 +810,11 @@ static void print_row(const struct bt_diff_row *r, void *arg)
 	bt_table_end_row(t);
 }
 
+int bt_diff_table(struct bt_diff *d, struct bt_table *t)
+{
+	return bt_diff_rows(d, print_row, t);
+}
+
 int bt_diff_print(struct bt_diff *d, FILE *fp, enum bt_table_fmt fmt,
 		  int header)
 {

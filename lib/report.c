@@ -6,11 +6,14 @@
  * fetched: no script, font, style sheet or image from anywhere), and the
  * tables of btsync, btslice, btlat, btmerge and btsize as those tools
  * print them with their default options, written by the analyses' own
- * table functions into lib/table.c's HTML format.  Each trace is read
- * once: one tracker feeds every analysis and the five plots.  Its tables
- * are written into memory when the trace ends, while its reader still
- * names the pids; the pictures are drawn at the end, all traces on shared
- * axes.  Memory: the analyses' and plots' own bounds, plus the tables.
+ * table functions into lib/table.c's HTML format; with two traces or
+ * more, btdiff's comparison of them too.  Each trace is read once: one
+ * tracker feeds every analysis and the five plots, and the same events go
+ * to the comparison engine of lib/diff.c (its own tracker, as btdiff
+ * runs it).  Its tables are written into memory when the trace ends,
+ * while its reader still names the pids; the pictures and the comparison
+ * are drawn at the end, all traces on shared axes.  Memory: the
+ * analyses', the engine's and the plots' own bounds, plus the tables.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,11 +51,18 @@ struct trace {
 	int err;		/* first -errno met */
 };
 
+/* btdiff's columns: group, metric, one per trace, ratio, ratio_LABEL... */
+#define DIFF_COLS	(2 * BT_REPORT_MAX_TRACES + 2)
+
 struct bt_report {
 	struct bt_plot_opts po;
 	struct trace *t[BT_REPORT_MAX_TRACES];
 	size_t n;
 	struct trace *cur;	/* between begin and end */
+	struct bt_diff *diff;	/* every trace, as btdiff compares them */
+	const char *diff_col[DIFF_COLS];
+	char diff_ratio[BT_REPORT_MAX_TRACES][LABEL_MAX + 8];
+	size_t diff_ncols;
 };
 
 /* What each picture shows, under its heading. */
@@ -175,7 +185,9 @@ static void trace_free(struct trace *t);
 
 int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po)
 {
+	const struct bt_diff_opts dopt = { 0 };
 	struct bt_report *rp;
+	int rc;
 
 	*out = NULL;
 	rp = calloc(1, sizeof(*rp));
@@ -183,6 +195,11 @@ int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po)
 		return -ENOMEM;
 	if (po)
 		rp->po = *po;
+	/* btdiff's defaults: by comm, every metric, every owner. */
+	if ((rc = bt_diff_new(&rp->diff, &dopt)) < 0) {
+		free(rp);
+		return rc;
+	}
 	*out = rp;
 	return 0;
 }
@@ -293,7 +310,8 @@ int bt_report_begin(struct bt_report *rp, const char *label,
 	snprintf(t->label, sizeof(t->label), "%s", label ? label : "");
 	t->r = r;
 	t->first = UINT64_MAX;
-	if ((rc = name_files(t, r)) < 0 || (rc = trace_new(t, &rp->po)) < 0) {
+	if ((rc = name_files(t, r)) < 0 || (rc = trace_new(t, &rp->po)) < 0 ||
+	    (rc = bt_diff_begin(rp->diff, t->label, r)) < 0) {
 		trace_free(t);
 		return rc;
 	}
@@ -314,8 +332,9 @@ static void add_dev(struct trace *t, uint32_t dev)
 }
 
 /*
- * Each analysis gets the events its tool gives it: latency, merges and
- * sizes every event (btsize without -P has no tracker: no request),
+ * Each analysis gets the events its tool gives it: the comparison,
+ * latency, merges and sizes every event (btsize without -P has no
+ * tracker: no request),
  * slice waits all but pass-through commands, fdatasync episodes and the
  * plots I/O events only.
  */
@@ -327,6 +346,7 @@ int bt_report_feed(struct bt_report *rp, const struct bt_event *ev)
 
 	if (!t)
 		return -EINVAL;
+	keep_err(t, bt_diff_feed(rp->diff, ev));
 	bt_tracker_feed(t->tr, ev, &rq);
 	keep_err(t, bt_lat_feed(t->lat, ev, rq));
 	keep_err(t, bt_merge_feed(t->merge, ev, rq));
@@ -383,6 +403,28 @@ static int table_html(struct trace *t, int i, char **out)
 	return rc;
 }
 
+/*
+ * btdiff's columns for the traces read so far, named as bt_diff_print()
+ * names them: a ratio_LABEL column per trace after the first only with
+ * three traces or more.
+ */
+static void diff_names(struct bt_report *rp)
+{
+	size_t n = 0;
+
+	rp->diff_col[n++] = "group";
+	rp->diff_col[n++] = "metric";
+	for (size_t i = 0; i < rp->n; i++)
+		rp->diff_col[n++] = rp->t[i]->label;
+	rp->diff_col[n++] = "ratio";
+	for (size_t i = 1; rp->n >= 3 && i < rp->n; i++) {
+		snprintf(rp->diff_ratio[i], sizeof(rp->diff_ratio[i]),
+			 "ratio_%s", rp->t[i]->label);
+		rp->diff_col[n++] = rp->diff_ratio[i];
+	}
+	rp->diff_ncols = n;
+}
+
 int bt_report_end(struct bt_report *rp)
 {
 	struct trace *t = rp ? rp->cur : NULL;
@@ -392,8 +434,10 @@ int bt_report_end(struct bt_report *rp)
 	bt_tracker_flush(t->tr);
 	bt_sync_finish(t->sync);
 	bt_slice_finish(t->slice);
+	keep_err(t, bt_diff_end(rp->diff));
 	for (int i = 0; i < NTABLES; i++)
 		keep_err(t, table_html(t, i, &t->table[i]));
+	diff_names(rp);
 	/* What the page needs from here on is in the plots and tables. */
 	t->r = NULL;
 	rp->cur = NULL;
@@ -428,7 +472,8 @@ static const char page_style[] =
 	"th{background:#eee;text-align:left}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
 	"tbody tr:nth-child(even){background:#f8f8f8}"
-	"nav a{margin-right:12px}p.none{color:#777}";
+	"nav a{margin-right:12px}p.none{color:#777}"
+	"p.verdict{font-weight:bold}";
 
 /* The traces' table: label, inputs, devices, I/O events, span. */
 static struct bt_table_cols traces_cols(const struct bt_report *rp)
@@ -464,20 +509,67 @@ static int traces_fill(struct bt_report *rp, struct bt_table *tb)
 	return 0;
 }
 
+/* btdiff's table of the traces, with btdiff's default options. */
+static struct bt_table_cols diff_cols(const struct bt_report *rp)
+{
+	return (struct bt_table_cols){ rp->diff_col, rp->diff_ncols };
+}
+
+static int diff_fill(struct bt_report *rp, struct bt_table *tb)
+{
+	return bt_diff_table(rp->diff, tb);
+}
+
+/*
+ * btdiff's verdict line (which it prints on stderr, or after the table
+ * with --verdict), as a paragraph under the table.
+ */
+static int diff_verdict(struct bt_report *rp, FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	rc = bt_diff_verdict(rp->diff, m);
+	if (fclose(m) != 0 && !rc)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		if (len && buf[len - 1] == '\n')
+			buf[len - 1] = '\0';
+		fputs("<p class=\"verdict\">", f);
+		put_text(f, buf);
+		fputs("</p>\n", f);
+	}
+	free(buf);
+	return rc;
+}
+
 /*
  * The tables over all traces, before the pictures, each written by its
  * engine straight into the page, when the report has at least min_traces
- * traces.  A comparison of the traces (btdiff's table) is one more entry.
+ * traces, and what goes under the table (when under is set).
  */
 static const struct {
 	const char *id, *title, *what;
 	size_t min_traces;
 	struct bt_table_cols (*cols)(const struct bt_report *rp);
 	int (*fill)(struct bt_report *rp, struct bt_table *tb);
+	int (*under)(struct bt_report *rp, FILE *f);
 } cross[] = {
 	{ "traces", "Traces", "Each trace read, its files, the devices in "
 	  "its events, and the time from its first I/O event to its last.",
-	  1, traces_cols, traces_fill },
+	  1, traces_cols, traces_fill, NULL },
+	{ "btdiff", "The traces compared (btdiff)", "Every analysis of each "
+	  "trace side by side, processes pooled into groups by name (up to "
+	  "its first '/'), one row per group and metric, a column per trace "
+	  "and the ratio of the last to the first (with three traces or "
+	  "more, of each to the first); under it, btdiff's verdict: per "
+	  "group the trace with the lowest fdatasync p99 and the one with "
+	  "the highest throughput; btdiff(1).",
+	  2, diff_cols, diff_fill, diff_verdict },
 };
 
 #define NCROSS	(sizeof(cross) / sizeof(cross[0]))
@@ -496,6 +588,8 @@ static int cross_table(struct bt_report *rp, size_t i, FILE *f)
 	fill = cross[i].fill(rp, tb);
 	rc = bt_table_free(tb);
 	fputs("</div>\n", f);
+	if (rc == 0 && fill == 0 && cross[i].under)
+		fill = cross[i].under(rp, f);
 	return rc < 0 ? rc : fill;
 }
 
@@ -644,5 +738,6 @@ void bt_report_free(struct bt_report *rp)
 		return;
 	for (size_t i = 0; i < rp->n; i++)
 		trace_free(rp->t[i]);
+	bt_diff_free(rp->diff);
 	free(rp);
 }

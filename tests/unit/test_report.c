@@ -5,8 +5,10 @@
  * title naming trace, device and span, the five pictures inline without
  * XML declaration or namespace, the five tables with the process's name
  * escaped, and nothing to fetch; two traces share the pictures and get a
- * table each; misuse (no trace, a trace still open, too many) is -EINVAL
- * or -E2BIG, never a page.
+ * table each, and btdiff's table of both with its verdict under it (one
+ * trace has none); three traces get btdiff's ratio_LABEL columns; misuse
+ * (no trace, a trace still open, too many) is -EINVAL or -E2BIG, never a
+ * page.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -115,8 +117,10 @@ static void test_report_page_has_title_pictures_and_tables(void **state)
 		snprintf(id, sizeof(id), "<h2 id=\"%s\">", ids[i]);
 		assert_int_equal(count(html, id), 1);
 	}
-	/* the traces' table and the five analyses' */
+	/* the traces' table and the five analyses', no comparison of one */
 	assert_int_equal(count(html, "<table>"), 6);
+	assert_null(strstr(html, "btdiff"));
+	assert_null(strstr(html, "<p class=\"verdict\">"));
 	assert_null(strstr(html, "No rows"));
 	/* btsync's row: pid 1234 by its escaped name, one self-flushed episode */
 	assert_non_null(strstr(html, "<tr><td class=\"num\">1234</td><td>a&lt;b&amp;c</td>"
@@ -148,7 +152,45 @@ static void test_report_two_traces_share_pictures(void **state)
 	/* a table per trace under its name, for each of the five tools */
 	assert_int_equal(count(html, "<h3>bfq</h3>"), 5);
 	assert_int_equal(count(html, "<h3>none</h3>"), 5);
-	assert_int_equal(count(html, "<table>"), 11);
+	/* and btdiff's table of both, linked from the top, its verdict under it */
+	assert_int_equal(count(html, "<table>"), 12);
+	assert_int_equal(count(html, "<h2 id=\"btdiff\">"), 1);
+	assert_int_equal(count(html, "<a href=\"#btdiff\">"), 1);
+	assert_non_null(strstr(html, "<tr><th>group</th><th>metric</th><th>bfq</th>"
+				     "<th>none</th><th>ratio</th></tr>"));
+	assert_null(strstr(html, "ratio_"));
+	/* the same trace twice: every ratio of the process's ios is 1 */
+	assert_non_null(strstr(html, "<tr><td>a&lt;b&amp;c</td><td>ios</td>"
+				     "<td class=\"num\">9</td><td class=\"num\">9</td>"
+				     "<td class=\"num\">1.000</td></tr>"));
+	assert_non_null(strstr(html, "</table>\n</div>\n<p class=\"verdict\">"
+				     "verdict: all: lowest fsync p99 bfq ("));
+	assert_non_null(strstr(html, "; a&lt;b&amp;c: lowest fsync p99 bfq ("));
+	free(html);
+	bt_report_free(rp);
+	tb_free(&b);
+}
+
+static void test_report_three_traces_ratio_each_to_the_first(void **state)
+{
+	struct bt_report *rp;
+	struct tb b;
+	char *html;
+
+	(void)state;
+	build(&b);
+	assert_int_equal(bt_report_new(&rp, NULL), 0);
+	add_trace(rp, &b, "a<1");
+	add_trace(rp, &b, "b");
+	add_trace(rp, &b, "c");
+	html = page(rp);
+	assert_non_null(strstr(html, "<tr><th>group</th><th>metric</th>"
+				     "<th>a&lt;1</th><th>b</th><th>c</th>"
+				     "<th>ratio</th><th>ratio_b</th><th>ratio_c</th></tr>"));
+	assert_non_null(strstr(html, "<tr><td>all</td><td>ios</td>"
+				     "<td class=\"num\">9</td><td class=\"num\">9</td>"
+				     "<td class=\"num\">9</td><td class=\"num\">1.000</td>"
+				     "<td class=\"num\">1.000</td><td class=\"num\">1.000</td></tr>"));
 	free(html);
 	bt_report_free(rp);
 	tb_free(&b);
@@ -189,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_page_has_title_pictures_and_tables),
 		cmocka_unit_test(test_report_two_traces_share_pictures),
+		cmocka_unit_test(test_report_three_traces_ratio_each_to_the_first),
 		cmocka_unit_test(test_report_misuse_is_einval_or_e2big),
 	};
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # What a btplot report holds, for the golden cases (the page is large):
 # with no argument an outline, the title, each heading, and per section
-# its tables (columns, rows) and pictures (size, hover cells); with
+# its tables (columns, rows), pictures (size, hover cells) and verdict
+# line (btdiff's, in full: it is short); with
 # SECTION [TRACE] the table of that section (under that trace's <h3> when
 # several traces) as tab-separated text with a header line, entities
 # decoded: what the tool of that name prints, byte for byte.
@@ -38,8 +39,9 @@ if (!defined $want) {
 	print "title: ", text($1), "\n" if $html =~ /<title>(.*?)<\/title>/s;
 	print "h1: ", text($1), "\n" if $html =~ /<h1>(.*?)<\/h1>/s;
 }
-# Walk the page's blocks in order: headings, tables, pictures, notes.
-while ($html =~ /(<h2 id="([^"]*)">(.*?)<\/h2>|<h3>(.*?)<\/h3>|<table>.*?<\/table>|<svg .*?<\/svg>|<p class="none">(.*?)<\/p>)/gs) {
+# Walk the page's blocks in order: headings, tables, pictures, notes,
+# verdicts.
+while ($html =~ /(<h2 id="([^"]*)">(.*?)<\/h2>|<h3>(.*?)<\/h3>|<table>.*?<\/table>|<svg .*?<\/svg>|<p class="none">(.*?)<\/p>|<p class="verdict">(.*?)<\/p>)/gs) {
 	my $b = $1;
 	if (defined $2) {
 		($section, $sub) = ($2, '');
@@ -49,6 +51,8 @@ while ($html =~ /(<h2 id="([^"]*)">(.*?)<\/h2>|<h3>(.*?)<\/h3>|<table>.*?<\/tabl
 		print "  h3: $sub\n" unless defined $want;
 	} elsif (defined $5) {
 		print "  none: ", text($5), "\n" unless defined $want;
+	} elsif (defined $6) {
+		print "  ", text($6), "\n" unless defined $want;
 	} elsif ($b =~ /^<table>/) {
 		my @rows = tsv($b);
 		if (defined $want) {
