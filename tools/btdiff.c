@@ -129,79 +129,24 @@ static void parse_args(struct differ *x, int argc, char **argv)
 			       "(A B [C...])");
 }
 
-/* "dir/pgbench-bfq.bin.gz" -> "pgbench-bfq"; "x.blktrace.0" -> "x". */
-static void default_label(const char *path, char *buf, size_t len)
-{
-	static const char *const ext[] = { ".gz", ".bin", ".dump", ".trace" };
-	const char *base = strrchr(path, '/');
-	char *dot;
-	size_t n;
-	bool again = true;
-
-	snprintf(buf, len, "%s", base && base[1] ? base + 1 : path);
-	while (again) {
-		again = false;
-		n = strlen(buf);
-		for (size_t i = 0; i < BT_NCOLS(ext); i++) {
-			size_t l = strlen(ext[i]);
-
-			if (n > l && !strcmp(buf + n - l, ext[i])) {
-				buf[n - l] = '\0';
-				again = true;
-				break;
-			}
-		}
-		dot = strrchr(buf, '.');
-		if (!again && dot && dot > buf && dot[1] &&
-		    strspn(dot + 1, "0123456789") == strlen(dot + 1) &&
-		    dot - buf > 9 && !strncmp(dot - 9, ".blktrace", 9)) {
-			dot[-9] = '\0';
-			again = true;
-		}
-	}
-}
-
-/* LABEL=PATH unless the whole word names a file (paths may hold '='). */
-static void parse_recording(struct differ *x, const char *arg,
-			    struct recording *rc)
-{
-	const char *eq = strchr(arg, '=');
-	struct stat st;
-
-	if (eq && eq > arg && !memchr(arg, '/', (size_t)(eq - arg)) &&
-	    stat(arg, &st) < 0) {
-		if ((size_t)(eq - arg) >= sizeof(rc->label))
-			bt_usage_error(&x->o, "label too long: '%.*s'",
-				       (int)(eq - arg), arg);
-		snprintf(rc->label, sizeof(rc->label), "%.*s",
-			 (int)(eq - arg), arg);
-		rc->path = eq + 1;
-	} else {
-		default_label(arg, rc->label, sizeof(rc->label));
-		rc->path = arg;
-	}
-	if (!*rc->path)
-		bt_usage_error(&x->o, "'%s': no path after the label", arg);
-	/* The other columns' names: a label equal to one would be ambiguous. */
-	if (!strcmp(rc->label, "group") || !strcmp(rc->label, "metric") ||
-	    !strcmp(rc->label, "ratio") || !strncmp(rc->label, "ratio_", 6))
-		bt_usage_error(&x->o, "label '%s' is taken by a column: name the "
-			       "recording with LABEL=PATH", rc->label);
-	for (struct recording *o = x->rec; o < rc; o++)
-		if (!strcmp(o->label, rc->label))
-			bt_usage_error(&x->o, "two recordings are labelled '%s': "
-				       "name them with LABEL=PATH", rc->label);
-}
-
 /* Every recording opened before any is read: a missing one stops all. */
 static void open_recordings(struct differ *x, int argc, char **argv)
 {
+	const char **labels;
+
 	x->nrec = (size_t)(argc - optind);
 	x->rec = calloc(x->nrec, sizeof(*x->rec));
-	if (!x->rec)
+	labels = calloc(x->nrec ? x->nrec : 1, sizeof(*labels));
+	if (!x->rec || !labels)
 		bt_tool_nomem(&x->o);
-	for (size_t i = 0; i < x->nrec; i++)
-		parse_recording(x, argv[optind + (int)i], &x->rec[i]);
+	for (size_t i = 0; i < x->nrec; i++) {
+		x->rec[i].path = tool_label(&x->o, argv[optind + (int)i],
+					    x->rec[i].label,
+					    sizeof(x->rec[i].label));
+		labels[i] = x->rec[i].label;
+	}
+	tool_labels_check(&x->o, labels, x->nrec);
+	free(labels);
 	for (size_t i = 0; i < x->nrec; i++)
 		x->rec[i].r = tool_open_path(&x->o, x->rec[i].path);
 }

@@ -43,8 +43,9 @@ static void usage(const char *prog)
 	       "Draw traces as one SVG picture (stdout without -o); several\n"
 	       "traces share the axes and the colour scale.  No TRACE or - reads\n"
 	       "stdin.  KIND: heatmap, offset, iops, depth, waits.  --report\n"
-	       "writes one HTML page with every kind and the tables of btsync,\n"
-	       "btslice, btlat, btmerge and btsize.\n\n"
+	       "writes one HTML page with every kind, the tables of btsync,\n"
+	       "btslice, btlat, btmerge and btsize, and btdiff's with two traces\n"
+	       "or more.\n\n"
 	       "Options (-p PID selects the requests and episodes PID owns):\n"
 	       "  -d, --device MAJ,MIN   only events of this device\n"
 	       "  -p, --pid PID          only what this process owns\n"
@@ -162,33 +163,6 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 	pl->has_pid = bt_opts_take_pid(&pl->o, &pl->want_pid);
 }
 
-/*
- * LABEL=PATH unless a file of that name exists; else the file's name up
- * to its first '.' ("stdin" for -).
- */
-static const char *split_label(char *arg, char *label, size_t len)
-{
-	char *eq = strchr(arg, '='), *slash;
-	const char *base;
-	size_t n;
-
-	if (eq && eq != arg && !memchr(arg, '/', (size_t)(eq - arg)) &&
-	    access(arg, F_OK) != 0) {
-		n = (size_t)(eq - arg);
-		snprintf(label, len, "%.*s", (int)(n < len ? n : len - 1), arg);
-		return eq + 1;
-	}
-	if (!strcmp(arg, "-")) {
-		snprintf(label, len, "stdin");
-		return arg;
-	}
-	slash = strrchr(arg, '/');
-	base = slash && slash[1] ? slash + 1 : arg;
-	n = strcspn(base, ".");
-	snprintf(label, len, "%.*s", (int)(n ? n : strlen(base)), base);
-	return arg;
-}
-
 static void check(struct plotter *pl, int rc)
 {
 	if (rc < 0)
@@ -301,7 +275,8 @@ static int read_report(struct plotter *pl, const char *label)
 int main(int argc, char **argv)
 {
 	static struct plotter pl;
-	char label[64], *none[] = { argv[0], (char *)"-" };
+	char label[MAX_TRACES][64], *none[] = { argv[0], (char *)"-" };
+	const char *labels[MAX_TRACES];
 	int ntr, first, status = BT_EXIT_OK, rc;
 	FILE *f = stdout;
 
@@ -320,13 +295,17 @@ int main(int argc, char **argv)
 	if (pl.report && bt_report_new(&pl.rp, &pl.po) < 0)
 		bt_tool_nomem(&pl.o);
 	for (int i = 0; i < ntr; i++) {
-		argv[first + i] = (char *)split_label(argv[first + i], label,
-						      sizeof(label));
+		argv[first + i] = (char *)tool_label(&pl.o, argv[first + i],
+						     label[i], sizeof(label[i]));
+		labels[i] = label[i];
+	}
+	tool_labels_check(&pl.o, labels, (size_t)ntr);
+	for (int i = 0; i < ntr; i++) {
 		/* bt_tool_open opens argv[optind..argc): this one trace. */
 		optind = first + i;
 		pl.r = bt_tool_open(&pl.o, first + i + 1, argv);
-		if ((pl.report ? read_report(&pl, label) :
-				 read_trace(&pl, label)) < 0)
+		if ((pl.report ? read_report(&pl, label[i]) :
+				 read_trace(&pl, label[i])) < 0)
 			status = BT_EXIT_DATA;
 		bt_reader_free(pl.r);
 	}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "common.h"
 
 const char bt_common_usage[] =
@@ -531,4 +532,79 @@ struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
 		exit(BT_EXIT_DATA);
 	}
 	return r;
+}
+
+/* "dir/pgbench-bfq.bin.gz" -> "pgbench-bfq"; "x.blktrace.0" -> "x". */
+static void default_label(const char *path, char *buf, size_t len)
+{
+	static const char *const ext[] = { ".gz", ".bin", ".dump", ".trace" };
+	const char *base = strrchr(path, '/');
+	char *dot;
+	size_t n;
+	bool again = true;
+
+	if (!strcmp(path, "-")) {
+		snprintf(buf, len, "stdin");
+		return;
+	}
+	snprintf(buf, len, "%s", base && base[1] ? base + 1 : path);
+	while (again) {
+		again = false;
+		n = strlen(buf);
+		for (size_t i = 0; i < BT_NCOLS(ext); i++) {
+			size_t l = strlen(ext[i]);
+
+			if (n > l && !strcmp(buf + n - l, ext[i])) {
+				buf[n - l] = '\0';
+				again = true;
+				break;
+			}
+		}
+		dot = strrchr(buf, '.');
+		if (!again && dot && dot > buf && dot[1] &&
+		    strspn(dot + 1, "0123456789") == strlen(dot + 1) &&
+		    dot - buf > 9 && !strncmp(dot - 9, ".blktrace", 9)) {
+			dot[-9] = '\0';
+			again = true;
+		}
+	}
+}
+
+const char *tool_label(const struct bt_opts *o, const char *arg, char *label,
+		       size_t len)
+{
+	const char *eq = strchr(arg, '=');
+	struct stat st;
+
+	if (eq && eq > arg && !memchr(arg, '/', (size_t)(eq - arg)) &&
+	    stat(arg, &st) < 0) {
+		if ((size_t)(eq - arg) >= len)
+			bt_usage_error(o, "label too long: '%.*s'",
+				       (int)(eq - arg), arg);
+		snprintf(label, len, "%.*s", (int)(eq - arg), arg);
+		if (!eq[1])
+			bt_usage_error(o, "'%s': no path after the label", arg);
+		return eq + 1;
+	}
+	default_label(arg, label, len);
+	return arg;
+}
+
+void tool_labels_check(const struct bt_opts *o, const char *const *label,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *l = label[i];
+
+		/* btdiff's other columns: a label equal to one is ambiguous */
+		if (!strcmp(l, "group") || !strcmp(l, "metric") ||
+		    !strcmp(l, "ratio") || !strncmp(l, "ratio_", 6))
+			bt_usage_error(o, "label '%s' is taken by a column: name "
+				       "the recording with LABEL=PATH", l);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(label[j], l))
+				bt_usage_error(o, "two recordings are labelled "
+					       "'%s': name them with LABEL=PATH",
+					       l);
+	}
 }

@@ -174,4 +174,19 @@ bool bt_tool_parse_double(const char *s, double *out);
  */
 struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
 
+/*
+ * A recording's label and path from a TRACE operand: LABEL=PATH, unless a
+ * file of that whole name exists (paths may hold '='); else the file's
+ * name without directories and the extensions .gz, .bin, .dump, .trace
+ * and .blktrace.N ("stdin" for -).  Returns the path; a bad LABEL= is a
+ * usage error.
+ */
+const char *tool_label(const struct bt_opts *o, const char *arg, char *label,
+		       size_t len);
+/*
+ * Labels name columns side by side: two alike, or one equal to a column
+ * of btdiff's table (group, metric, ratio, ratio_*), are a usage error.
+ */
+void tool_labels_check(const struct bt_opts *o, const char *const *label,
+		       size_t n);
 #endif
