@@ -1606,8 +1606,13 @@ void bt_diff_free(struct bt_diff *d);
 
 struct bt_report;
 
-/* po: the plots' options (bin, top, heatmap metric and per_op); NULL: defaults. */
-int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po);
+/*
+ * po: the plots' options (bin, top, heatmap metric and per_op); NULL:
+ * defaults.  ntraces: how many traces will be read, 0 when not known; with
+ * 1 the report makes no comparison (btdiff's table needs two).
+ */
+int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po,
+		  size_t ntraces);
 /* Start the next trace.  0, -EINVAL (one already begun), -E2BIG, -ENOMEM. */
 int bt_report_begin(struct bt_report *rp, const char *label,
 		    const struct bt_reader *r);

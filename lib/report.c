@@ -183,7 +183,8 @@ static const struct {
 
 static void trace_free(struct trace *t);
 
-int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po)
+int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po,
+		  size_t ntraces)
 {
 	const struct bt_diff_opts dopt = { 0 };
 	struct bt_report *rp;
@@ -195,8 +196,12 @@ int bt_report_new(struct bt_report **out, const struct bt_plot_opts *po)
 		return -ENOMEM;
 	if (po)
 		rp->po = *po;
-	/* btdiff's defaults: by comm, every metric, every owner. */
-	if ((rc = bt_diff_new(&rp->diff, &dopt)) < 0) {
+	/*
+	 * btdiff's defaults: by comm, every metric, every owner; not for one
+	 * trace, whose page has no comparison (its engine would double the
+	 * work of the pass).
+	 */
+	if (ntraces != 1 && (rc = bt_diff_new(&rp->diff, &dopt)) < 0) {
 		free(rp);
 		return rc;
 	}
@@ -311,7 +316,7 @@ int bt_report_begin(struct bt_report *rp, const char *label,
 	t->r = r;
 	t->first = UINT64_MAX;
 	if ((rc = name_files(t, r)) < 0 || (rc = trace_new(t, &rp->po)) < 0 ||
-	    (rc = bt_diff_begin(rp->diff, t->label, r)) < 0) {
+	    (rp->diff && (rc = bt_diff_begin(rp->diff, t->label, r)) < 0)) {
 		trace_free(t);
 		return rc;
 	}
@@ -346,7 +351,8 @@ int bt_report_feed(struct bt_report *rp, const struct bt_event *ev)
 
 	if (!t)
 		return -EINVAL;
-	keep_err(t, bt_diff_feed(rp->diff, ev));
+	if (rp->diff)
+		keep_err(t, bt_diff_feed(rp->diff, ev));
 	bt_tracker_feed(t->tr, ev, &rq);
 	keep_err(t, bt_lat_feed(t->lat, ev, rq));
 	keep_err(t, bt_merge_feed(t->merge, ev, rq));
@@ -434,7 +440,8 @@ int bt_report_end(struct bt_report *rp)
 	bt_tracker_flush(t->tr);
 	bt_sync_finish(t->sync);
 	bt_slice_finish(t->slice);
-	keep_err(t, bt_diff_end(rp->diff));
+	if (rp->diff)
+		keep_err(t, bt_diff_end(rp->diff));
 	for (int i = 0; i < NTABLES; i++)
 		keep_err(t, table_html(t, i, &t->table[i]));
 	diff_names(rp);
@@ -574,6 +581,13 @@ static const struct {
 
 #define NCROSS	(sizeof(cross) / sizeof(cross[0]))
 
+/* Enough traces for section i, and a comparison made when it needs one. */
+static int cross_shown(const struct bt_report *rp, size_t i)
+{
+	return rp->n >= cross[i].min_traces &&
+	       (cross[i].min_traces < 2 || rp->diff);
+}
+
 static int cross_table(struct bt_report *rp, size_t i, FILE *f)
 {
 	struct bt_table_cols c = cross[i].cols(rp);
@@ -620,7 +634,7 @@ static void put_head(const struct bt_report *rp, FILE *f)
 	}
 	fputs("</h1>\n<nav>", f);
 	for (size_t i = 0; i < NCROSS; i++)
-		if (rp->n >= cross[i].min_traces)
+		if (cross_shown(rp, i))
 			fprintf(f, "<a href=\"#%s\">%s</a>\n", cross[i].id,
 				cross[i].title);
 	for (int k = 0; k < NKINDS; k++)
@@ -671,7 +685,7 @@ int bt_report_write(struct bt_report *rp, FILE *f)
 		return -EINVAL;
 	put_head(rp, f);
 	for (size_t i = 0; i < NCROSS; i++) {
-		if (rp->n < cross[i].min_traces)
+		if (!cross_shown(rp, i))
 			continue;
 		r = cross_table(rp, i, f);
 		if (r < 0 && !rc)

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	}
 	first = optind;
 	ntr = argc - first;
-	if (pl.report && bt_report_new(&pl.rp, &pl.po) < 0)
+	if (pl.report && bt_report_new(&pl.rp, &pl.po, (size_t)ntr) < 0)
 		bt_tool_nomem(&pl.o);
 	for (int i = 0; i < ntr; i++) {
 		argv[first + i] = (char *)tool_label(&pl.o, argv[first + i],

@@ -107,7 +107,7 @@ static void test_report_page_has_title_pictures_and_tables(void **state)
 
 	(void)state;
 	build(&b);
-	assert_int_equal(bt_report_new(&rp, NULL), 0);
+	assert_int_equal(bt_report_new(&rp, NULL, 0), 0);
 	add_trace(rp, &b, "t1");
 	html = page(rp);
 	assert_non_null(strstr(html, "<title>btplot report: t1</title>"));
@@ -135,6 +135,29 @@ static void test_report_page_has_title_pictures_and_tables(void **state)
 	tb_free(&b);
 }
 
+/*
+ * Announced as one trace, the report makes no comparison; given a second
+ * trace after all, it still writes the page, without btdiff's section.
+ */
+static void test_report_one_trace_announced_makes_no_comparison(void **state)
+{
+	struct bt_report *rp;
+	struct tb b;
+	char *html;
+
+	(void)state;
+	build(&b);
+	assert_int_equal(bt_report_new(&rp, NULL, 1), 0);
+	add_trace(rp, &b, "t1");
+	add_trace(rp, &b, "t2");
+	html = page(rp);
+	assert_null(strstr(html, "btdiff"));
+	assert_int_equal(count(html, "<svg width="), 5);
+	free(html);
+	bt_report_free(rp);
+	tb_free(&b);
+}
+
 static void test_report_two_traces_share_pictures(void **state)
 {
 	struct bt_report *rp;
@@ -143,7 +166,7 @@ static void test_report_two_traces_share_pictures(void **state)
 
 	(void)state;
 	build(&b);
-	assert_int_equal(bt_report_new(&rp, NULL), 0);
+	assert_int_equal(bt_report_new(&rp, NULL, 0), 0);
 	add_trace(rp, &b, "bfq");
 	add_trace(rp, &b, "none");
 	html = page(rp);
@@ -179,7 +202,7 @@ static void test_report_three_traces_ratio_each_to_the_first(void **state)
 
 	(void)state;
 	build(&b);
-	assert_int_equal(bt_report_new(&rp, NULL), 0);
+	assert_int_equal(bt_report_new(&rp, NULL, 0), 0);
 	add_trace(rp, &b, "a<1");
 	add_trace(rp, &b, "b");
 	add_trace(rp, &b, "c");
@@ -206,7 +229,7 @@ static void test_report_misuse_is_einval_or_e2big(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(bt_reader_new(&r), 0);
-	assert_int_equal(bt_report_new(&rp, NULL), 0);
+	assert_int_equal(bt_report_new(&rp, NULL, 0), 0);
 	assert_int_equal(bt_report_write(rp, f), -EINVAL);	/* no trace */
 	assert_int_equal(bt_report_feed(rp, &ev), -EINVAL);	/* none begun */
 	assert_int_equal(bt_report_end(rp), -EINVAL);
@@ -231,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_page_has_title_pictures_and_tables),
 		cmocka_unit_test(test_report_two_traces_share_pictures),
+		cmocka_unit_test(test_report_one_trace_announced_makes_no_comparison),
 		cmocka_unit_test(test_report_three_traces_ratio_each_to_the_first),
 		cmocka_unit_test(test_report_misuse_is_einval_or_e2big),
 	};
