@@ -80,6 +80,8 @@ int bt_map_reserve(struct bt_map *m, size_t n);
 int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val);
 /* Remove the key: its value, or 0 when it was absent. */
 uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1);
+/* Remove the key of a slot bt_map_find() gave: one probe, not two. */
+void bt_map_del_slot(struct bt_map *m, struct bt_map_slot *s);
 
 static inline size_t bt_map_hash(uint64_t k0, uint64_t k1)
 {
@@ -88,19 +90,33 @@ static inline size_t bt_map_hash(uint64_t k0, uint64_t k1)
 	return (size_t)(h ^ h >> 32);
 }
 
-/* The value of the key, or 0 when absent. */
-static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
-				  uint64_t k1)
+/*
+ * The slot holding the key, or NULL when absent.  Its val may be changed
+ * in place to another non-zero value (a caller keeping chains of entries
+ * under one key moves the head without probing twice); it stays valid
+ * until the next put, delete or reserve.
+ */
+static inline struct bt_map_slot *bt_map_find(const struct bt_map *m,
+					      uint64_t k0, uint64_t k1)
 {
 	size_t i;
 
 	if (!m->n)
-		return 0;
+		return NULL;
 	for (i = bt_map_hash(k0, k1) & m->mask; m->slot[i].val;
 	     i = (i + 1) & m->mask)
 		if (m->slot[i].k0 == k0 && m->slot[i].k1 == k1)
-			return m->slot[i].val;
-	return 0;
+			return &m->slot[i];
+	return NULL;
+}
+
+/* The value of the key, or 0 when absent. */
+static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
+				  uint64_t k1)
+{
+	const struct bt_map_slot *s = bt_map_find(m, k0, k1);
+
+	return s ? s->val : 0;
 }
 
 /*

@@ -93,23 +93,14 @@ int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val)
 	return 0;
 }
 
-uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1)
+void bt_map_del_slot(struct bt_map *m, struct bt_map_slot *s)
 {
-	struct bt_map_slot *s;
-	size_t i, j;
-	uint32_t val;
+	size_t i = (size_t)(s - m->slot), j;
 
-	if (!m->n)
-		return 0;
-	s = probe(m, k0, k1);
-	val = s->val;
-	if (!val)
-		return 0;
 	/*
 	 * Backward-shift deletion: move each later member of the run whose
 	 * home slot is not between the hole and itself into the hole.
 	 */
-	i = (size_t)(s - m->slot);
 	for (j = (i + 1) & m->mask; m->slot[j].val; j = (j + 1) & m->mask) {
 		size_t home = bt_map_hash(m->slot[j].k0, m->slot[j].k1) & m->mask;
 
@@ -120,5 +111,16 @@ uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1)
 	}
 	m->slot[i].val = 0;
 	m->n--;
+}
+
+uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1)
+{
+	struct bt_map_slot *s = bt_map_find(m, k0, k1);
+	uint32_t val;
+
+	if (!s)
+		return 0;
+	val = s->val;
+	bt_map_del_slot(m, s);
 	return val;
 }
