@@ -78,6 +78,9 @@ void bt_map_clear(struct bt_map *m);
 int bt_map_reserve(struct bt_map *m, size_t n);
 /* Insert or replace; val must not be 0.  0, -EINVAL or -ENOMEM. */
 int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val);
+/* bt_map_put() that also gives the value it replaced (0: none) in *old. */
+int bt_map_swap(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val,
+		uint32_t *old);
 /* Remove the key: its value, or 0 when it was absent. */
 uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1);
 /* Remove the key of a slot bt_map_find() gave: one probe, not two. */
@@ -118,6 +121,12 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
 
 	return s ? s->val : 0;
 }
+
+/*
+ * lib/stats.c: n samples of one value, as n calls of bt_dist_add() would
+ * add them (btt-style per-bio samples spread one offset over many bios).
+ */
+int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n);
 
 /*
  * An analysis that wants the tracker's finished requests puts its own done

@@ -72,7 +72,8 @@ int bt_map_reserve(struct bt_map *m, size_t n)
 	return 0;
 }
 
-int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val)
+int bt_map_swap(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val,
+		uint32_t *old)
 {
 	struct bt_map_slot *s;
 	int rc;
@@ -87,10 +88,18 @@ int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val)
 	s = probe(m, k0, k1);
 	if (!s->val)
 		m->n++;
+	*old = s->val;
 	s->k0 = k0;
 	s->k1 = k1;
 	s->val = val;
 	return 0;
+}
+
+int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val)
+{
+	uint32_t old;
+
+	return bt_map_swap(m, k0, k1, val, &old);
 }
 
 void bt_map_del_slot(struct bt_map *m, struct bt_map_slot *s)

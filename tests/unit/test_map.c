@@ -17,6 +17,7 @@
 static void test_map_put_get_replace_delete(void **state)
 {
 	struct bt_map m;
+	uint32_t old;
 
 	(void)state;
 	bt_map_init(&m);
@@ -29,6 +30,13 @@ static void test_map_put_get_replace_delete(void **state)
 	assert_int_equal(bt_map_get(&m, 1, 1), 0);
 	assert_int_equal(bt_map_put(&m, 1, 2, 9), 0);
 	assert_int_equal(m.n, 2);
+	old = 5;
+	assert_int_equal(bt_map_swap(&m, 4, 4, 3, &old), 0);
+	assert_int_equal(old, 0);
+	assert_int_equal(bt_map_swap(&m, 4, 4, 6, &old), 0);
+	assert_int_equal(old, 3);
+	assert_int_equal(bt_map_swap(&m, 4, 4, 0, &old), -EINVAL);
+	assert_int_equal(bt_map_del(&m, 4, 4), 6);
 	assert_int_equal(bt_map_get(&m, 1, 2), 9);
 	assert_int_equal(bt_map_put(&m, 3, 3, 0), -EINVAL);
 	assert_int_equal(bt_map_del(&m, 1, 2), 9);
