@@ -62,6 +62,7 @@ static inline uint64_t bt_be64(const unsigned char *p)
  */
 struct bt_map_slot {
 	uint64_t k0, k1;
+	uint32_t h;		/* bt_map_hash(k0, k1), low 32 bits */
 	uint32_t val;		/* 0: free slot */
 };
 
