@@ -458,12 +458,12 @@ static inline int newest_first(score_fn score)
  * times an event.
  */
 static inline __attribute__((always_inline)) struct ent *
-lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
-       score_fn score, const struct bt_event *ev)
+best_of(struct bt_tracker *tr, int which, uint32_t k, score_fn score,
+	const struct bt_event *ev)
 {
 	int newest = newest_first(score);
 	struct ent *best = NULL;
-	uint32_t k = bt_map_get(&tr->idx[which], dev, key), n = 0;
+	uint32_t n = 0;
 	int bs = 0;
 
 	for (; k; k = tr->pool[k - 1].link[which]) {
@@ -481,6 +481,15 @@ lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
 	}
 	tr->nsame = n;
 	return best;
+}
+
+/* The best entry at the key for the event, NULL when none scores. */
+static inline __attribute__((always_inline)) struct ent *
+lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
+       score_fn score, const struct bt_event *ev)
+{
+	return best_of(tr, which, bt_map_get(&tr->idx[which], dev, key),
+		       score, ev);
 }
 
 static void add_q(struct ent *x, uint64_t t, int split)
@@ -568,12 +577,12 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 static struct bt_request *on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
-	struct ent *m = lookup(tr, START, ev->dev, ev->sector, score_mark,
-			       ev);
+	/* One probe for both: a remap's mark, or the rest of a split bio. */
+	uint32_t k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
+	struct ent *m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
 	struct ent *x;
 
-	x = m ? NULL : lookup(tr, START, ev->dev, ev->sector, score_piece,
-			     ev);
+	x = m || !k ? NULL : best_of(tr, START, k, score_piece, ev);
 	if (x) {
 		/* Its own Q from now on: btt counts it as a bio of its own. */
 		x->rq.q = BT_TIME_NONE;
