@@ -249,20 +249,26 @@ static void drop(struct bt_tracker *tr, struct ent *x, uint32_t flag)
 }
 
 /*
- * Room in both maps for one more entry than are in flight, so that no
- * insert can fail later, in the middle of an event.  The maps start small,
- * so the few requests usually in flight stay in cache, and double as more
- * are in flight.
+ * Room in a map for n keys, so that no insert can fail later, in the
+ * middle of an event.  The maps start small, so the few requests usually
+ * in flight stay in cache, and double as more are in flight.  Each is
+ * sized by its own keys: the start map holds every entry, the end map
+ * only requests open to merges, which stay few when many requests wait
+ * at the driver (there a map sized for the whole pool would add 1.5 MB).
  */
+static inline int room(struct bt_tracker *tr, int which, size_t n)
+{
+	struct bt_map *m = &tr->idx[which];
+
+	if (m->slot && n * 2 <= m->mask + 1)
+		return 0;
+	return bt_map_reserve(m, n);
+}
+
+/* An entry more in the start map. */
 static int reserve(struct bt_tracker *tr)
 {
-	size_t n = tr->st.inflight + 1;
-
-	for (int w = START; w <= END; w++)
-		if ((!tr->idx[w].slot || n * 2 > tr->idx[w].mask + 1) &&
-		    bt_map_reserve(&tr->idx[w], n) < 0)
-			return -ENOMEM;
-	return 0;
+	return room(tr, START, tr->st.inflight + 1);
 }
 
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
@@ -961,7 +967,7 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 	tr->cap = tr->o.capacity;
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
-	if (!tr->pool || reserve(tr) < 0) {
+	if (!tr->pool || reserve(tr) < 0 || room(tr, END, 1) < 0) {
 		bt_tracker_free(tr);
 		return -ENOMEM;
 	}
@@ -980,6 +986,9 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
+	/* An event puts at most one request more in the end map. */
+	if (room(tr, END, tr->idx[END].n + 1) < 0)
+		return -ENOMEM;
 	if (tr->head)
 		expire(tr, ev->time);
 	switch (ev->action) {
