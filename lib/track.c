@@ -690,7 +690,7 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 		struct ent *old = NULL;
 		uint32_t k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
 
-		/* The oldest stale one first, as they would have expired. */
+		/* The oldest (first made) stale one first. */
 		for (; k; k = tr->pool[k - 1].link[START]) {
 			struct ent *y = &tr->pool[k - 1];
 
