@@ -475,6 +475,51 @@ static uint64_t op_writeback(struct gen *g, struct proc *p, uint64_t t,
 	return done;
 }
 
+/*
+ * The merge-heavy workload (-m): eight processes streaming through their
+ * own regions with several requests in flight each, every request one Q
+ * and G, then 0..MERGES further bios that back-merge (Q M), then I D C.
+ * Plain 48-byte records (no remap, no plug): what the tracker's merge
+ * path and the reader cost, not the disk model.
+ */
+static uint64_t op_merger(struct gen *g, struct proc *p, uint64_t t,
+			  unsigned cpu, unsigned merges)
+{
+	uint32_t cat = p->kind == READER ? R : W;
+	uint32_t bio = 4096 * (1 + (uint32_t)below(g, 16));
+	uint32_t bytes = bio;
+	unsigned k = (unsigned)below(g, merges + 1);
+	uint64_t s = p->pos, tt = t + 300 + below(g, 200);
+
+	ev(g, t, BT_A_QUEUE, cat, p, cpu, s, bio);
+	ev(g, tt, BT_A_GETRQ, cat, p, cpu, s, bio);
+	for (unsigned i = 0; i < k; i++) {
+		tt += 500 + below(g, 500);
+		ev(g, tt, BT_A_QUEUE, cat, p, cpu, s + (bytes >> 9), bio);
+		ev(g, tt + 200, BT_A_BACKMERGE, cat, p, cpu, s + (bytes >> 9),
+		   bio);
+		bytes += bio;
+	}
+	/* Each stream wraps inside its own 2^30 sectors (512 GiB). */
+	p->pos = s + (bytes >> 9);
+	if (((p->pos - PART_START) & ((1ull << 30) - 1)) > (1ull << 30) - 4096)
+		p->pos = PART_START + ((p->pos - PART_START) >> 30 << 30);
+	finish_rq(g, tt + 500, cat, p, cpu, s, bytes, 50 * US, 4 * MS);
+	/* Asynchronous I/O: the next request does not wait for this one. */
+	return tt + 500;
+}
+
+static struct proc mprocs[] = {
+	{ 5101, "fio", READER, 0, 0, PART_START + (0ull << 30), 0 },
+	{ 5102, "fio", READER, 1, 0, PART_START + (1ull << 30), 0 },
+	{ 5103, "fio", READER, 2, 0, PART_START + (2ull << 30), 0 },
+	{ 5104, "fio", READER, 3, 0, PART_START + (3ull << 30), 0 },
+	{ 5201, "dd", WRITEBACK, 0, 0, PART_START + (4ull << 30), 0 },
+	{ 5202, "dd", WRITEBACK, 1, 0, PART_START + (5ull << 30), 0 },
+	{ 5203, "dd", WRITEBACK, 2, 0, PART_START + (6ull << 30), 0 },
+	{ 5204, "dd", WRITEBACK, 3, 0, PART_START + (7ull << 30), 0 },
+};
+
 static struct proc procs[] = {
 	{ 2101, "fio", READER, 0, 0, 0, 0 },
 	{ 2102, "fio", READER, 1, 0, 0, 0 },
@@ -504,12 +549,20 @@ static uint64_t think(struct gen *g, const struct proc *p)
 	return 0;
 }
 
+static uint64_t think_merger(struct gen *g)
+{
+	return 5 * US + below(g, 40 * US);
+	return 0;
+}
+
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: btgen [-n EVENTS] [-c CPUS] [-o DIR] [-b NAME] [-s SEED]\n"
+		"usage: btgen [-n EVENTS] [-c CPUS] [-m MERGES] [-o DIR] [-b NAME] [-s SEED]\n"
 		"Write DIR/NAME.blktrace.0..CPUS-1 (per-CPU) and DIR/NAME.bin (merged),\n"
-		"about EVENTS records (default 10000000) over CPUS CPUs (default 4).\n");
+		"about EVENTS records (default 10000000) over CPUS CPUs (default 4).\n"
+		"-m: the merge-heavy workload instead of the disk model: 8 streaming\n"
+		"processes, each request Q G, 0..MERGES back-merged bios (Q M), I D C.\n");
 }
 
 int main(int argc, char **argv)
@@ -517,15 +570,23 @@ int main(int argc, char **argv)
 	struct gen g;
 	const char *dir = ".", *name = "bench";
 	uint64_t target = 10000000, seed = 1;
+	unsigned merges = 0;
+	int merger = 0;
+	struct proc *pv = procs;
+	size_t np = NPROC;
 	char path[4096];
 	int c;
 
 	memset(&g, 0, sizeof(g));
 	g.ncpu = 4;
-	while ((c = getopt(argc, argv, "n:c:o:b:s:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:m:o:b:s:h")) != -1) {
 		switch (c) {
 		case 'n': target = strtoull(optarg, NULL, 0); break;
 		case 'c': g.ncpu = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'm':
+			merges = (unsigned)strtoul(optarg, NULL, 0);
+			merger = 1;
+			break;
 		case 'o': dir = optarg; break;
 		case 'b': name = optarg; break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
@@ -573,24 +634,33 @@ int main(int argc, char **argv)
 		memcpy(e.pdu, ts, 8);
 		push(&g, &e);
 	}
-	for (size_t i = 0; i < NPROC; i++) {
-		procs[i].cpu %= g.ncpu;
-		procs[i].next = g.t0 + 1000 + below(&g, 100 * US);
+	if (merger) {
+		pv = mprocs;
+		np = sizeof(mprocs) / sizeof(mprocs[0]);
+	}
+	for (size_t i = 0; i < np; i++) {
+		pv[i].cpu %= g.ncpu;
+		pv[i].next = g.t0 + 1000 + below(&g, 100 * US);
 	}
 
 	while (g.written + g.h.n < target) {
-		struct proc *p = &procs[0];
+		struct proc *p = &pv[0];
 		unsigned cpu;
 		uint64_t t, end = 0;
 
-		for (size_t i = 1; i < NPROC; i++)
-			if (procs[i].next < p->next)
-				p = &procs[i];
+		for (size_t i = 1; i < np; i++)
+			if (pv[i].next < p->next)
+				p = &pv[i];
 		t = p->next;
 		drain(&g, t);
 		/* Now and then the scheduler moves a process to another CPU. */
 		cpu = below(&g, 64) ? p->cpu : irq_cpu(&g);
 		note_process(&g, p, t, cpu);
+		if (merger) {
+			end = op_merger(&g, p, t, cpu, merges);
+			p->next = end + think_merger(&g);
+			continue;
+		}
 		if (p->kind == WRITEBACK)
 			note_process(&g, &kworker, t, kworker.cpu);
 		if (p->kind == DBWRITER || p->kind == JOURNAL)

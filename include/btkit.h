@@ -889,7 +889,8 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts);
  * Feed one event (notes and other actions are ignored).  Returns 1 when a
  * request was touched (*rq, if rq is not NULL, points to it; after a final
  * C it is the finished request, already given to the done callback), 0
- * when not (*rq NULL), -EINVAL on bad arguments.
+ * when not (*rq NULL), -EINVAL on bad arguments, -ENOMEM when there was
+ * no memory to index the event's request (the event is then not tracked).
  */
 int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		    const struct bt_request **rq);

@@ -81,9 +81,12 @@ char *bt_event_rwbs(const struct bt_event *e, char *buf)
 	const char *zl = NULL;
 	int i = 0;
 
-	for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]) && !zl; z++)
-		if (c & zone[z].cat)
-			zl = zone[z].label;
+	/* Zones are rare: the tracker asks for every request's rwbs. */
+	if (c & (BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT))
+		for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]) && !zl;
+		     z++)
+			if (c & zone[z].cat)
+				zl = zone[z].label;
 	if (c & BT_TC_FLUSH)
 		buf[i++] = 'F';
 	if (c & BT_TC_DISCARD) {

@@ -6,7 +6,9 @@
  * order they came, with an open-addressing index of their positions at
  * most half full beside it; both double as groups come, so memory follows
  * the number of groups, never the number of events.  Lookups cost a hash
- * and a short probe: tools call it once an event.
+ * and a short probe, or nothing when the key is the last one asked for
+ * (tools call it once an event, and consecutive events mostly share a
+ * device, process and op).
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -24,6 +26,8 @@ struct bt_group {
 	unsigned char *ent;	/* count entries of stride bytes: key, value */
 	size_t stride, count, cap;
 	struct bt_map idx;	/* (dev, pid, sub) -> entry number + 1 */
+	struct bt_group_key last;	/* the key last looked up and found */
+	uint32_t last_i;	/* its entry number + 1, 0 = none */
 };
 
 static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
@@ -31,16 +35,35 @@ static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
 	return (struct bt_group_key *)(void *)(g->ent + i * g->stride);
 }
 
+static inline int is_last(const struct bt_group *g, uint32_t dev,
+			  uint32_t pid, uint32_t sub)
+{
+	return g->last_i && g->last.dev == dev && g->last.pid == pid &&
+	       g->last.sub == sub;
+}
+
 static uint32_t index_of(const struct bt_group *g, uint32_t dev, uint32_t pid,
 			 uint32_t sub)
 {
+	if (is_last(g, dev, pid, sub))
+		return g->last_i;
 	return bt_map_get(&g->idx, (uint64_t)dev << 32 | pid, sub);
+}
+
+static void remember(struct bt_group *g, uint32_t dev, uint32_t pid,
+		     uint32_t sub, uint32_t i)
+{
+	g->last.dev = dev;
+	g->last.pid = pid;
+	g->last.sub = sub;
+	g->last_i = i;
 }
 
 /* Entries move when sorted: index them again (room is there already). */
 static void rebuild(struct bt_group *g)
 {
 	bt_map_clear(&g->idx);
+	g->last_i = 0;
 	for (size_t i = 0; i < g->count; i++) {
 		const struct bt_group_key *k = key_at(g, i);
 
@@ -73,14 +96,18 @@ void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
 	return i ? (unsigned char *)key_at(g, i - 1) + VALUE_OFF : NULL;
 }
 
-void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
-		   uint32_t sub)
+/* The key is not the last one: look it up, or add it. */
+__attribute__((noinline))
+static void *get_other(struct bt_group *g, uint32_t dev, uint32_t pid,
+		       uint32_t sub)
 {
 	struct bt_group_key *k;
-	uint32_t i = index_of(g, dev, pid, sub);
+	uint32_t i = bt_map_get(&g->idx, (uint64_t)dev << 32 | pid, sub);
 
-	if (i)
+	if (i) {
+		remember(g, dev, pid, sub, i);
 		return (unsigned char *)key_at(g, i - 1) + VALUE_OFF;
+	}
 	if (g->count == UINT32_MAX - 1)
 		return NULL;
 	if (bt_array_room(&g->ent, &g->cap, g->count, g->stride, 16) < 0)
@@ -94,7 +121,16 @@ void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 	k->pid = pid;
 	k->sub = sub;
 	g->count++;
+	remember(g, dev, pid, sub, (uint32_t)g->count);
 	return (unsigned char *)k + VALUE_OFF;
+}
+
+void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
+		   uint32_t sub)
+{
+	if (is_last(g, dev, pid, sub))
+		return (unsigned char *)key_at(g, g->last_i - 1) + VALUE_OFF;
+	return get_other(g, dev, pid, sub);
 }
 
 size_t bt_group_count(const struct bt_group *g)

@@ -117,6 +117,7 @@ int bt_array_room(void *arrp, size_t *cap, size_t n, size_t elem, size_t min);
  */
 struct bt_map_slot {
 	uint64_t k0, k1;
+	uint32_t h;		/* bt_map_hash(k0, k1), low 32 bits */
 	uint32_t val;		/* 0: free slot */
 };
 
@@ -133,8 +134,13 @@ void bt_map_clear(struct bt_map *m);
 int bt_map_reserve(struct bt_map *m, size_t n);
 /* Insert or replace; val must not be 0.  0, -EINVAL or -ENOMEM. */
 int bt_map_put(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val);
+/* bt_map_put() that also gives the value it replaced (0: none) in *old. */
+int bt_map_swap(struct bt_map *m, uint64_t k0, uint64_t k1, uint32_t val,
+		uint32_t *old);
 /* Remove the key: its value, or 0 when it was absent. */
 uint32_t bt_map_del(struct bt_map *m, uint64_t k0, uint64_t k1);
+/* Remove the key of a slot bt_map_find() gave: one probe, not two. */
+void bt_map_del_slot(struct bt_map *m, struct bt_map_slot *s);
 
 static inline size_t bt_map_hash(uint64_t k0, uint64_t k1)
 {
@@ -143,20 +149,40 @@ static inline size_t bt_map_hash(uint64_t k0, uint64_t k1)
 	return (size_t)(h ^ h >> 32);
 }
 
-/* The value of the key, or 0 when absent. */
-static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
-				  uint64_t k1)
+/*
+ * The slot holding the key, or NULL when absent.  Its val may be changed
+ * in place to another non-zero value (a caller keeping chains of entries
+ * under one key moves the head without probing twice); it stays valid
+ * until the next put, delete or reserve.
+ */
+static inline struct bt_map_slot *bt_map_find(const struct bt_map *m,
+					      uint64_t k0, uint64_t k1)
 {
 	size_t i;
 
 	if (!m->n)
-		return 0;
+		return NULL;
 	for (i = bt_map_hash(k0, k1) & m->mask; m->slot[i].val;
 	     i = (i + 1) & m->mask)
 		if (m->slot[i].k0 == k0 && m->slot[i].k1 == k1)
-			return m->slot[i].val;
-	return 0;
+			return &m->slot[i];
+	return NULL;
 }
+
+/* The value of the key, or 0 when absent. */
+static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
+				  uint64_t k1)
+{
+	const struct bt_map_slot *s = bt_map_find(m, k0, k1);
+
+	return s ? s->val : 0;
+}
+
+/*
+ * lib/stats.c: n samples of one value, as n calls of bt_dist_add() would
+ * add them (btt-style per-bio samples spread one offset over many bios).
+ */
+int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n);
 
 /*
  * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to

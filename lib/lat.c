@@ -125,9 +125,8 @@ uint64_t bt_lat_delta(const struct bt_lat *l, uint64_t from, uint64_t to)
 
 static void add(struct bt_lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
 {
-	while (n--)
-		if (bt_dist_add(d, v) < 0)
-			l->nomem = 1;
+	if (bt_dist_add_n(d, v, n) < 0)
+		l->nomem = 1;
 }
 
 /* v into the row's op and its `all`, which holds every request again. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "btkit.h"
+#include "internal.h"
 
 #define SUB_BITS	6				/* 64 sub-buckets */
 #define SUB		(1u << SUB_BITS)
@@ -66,11 +67,27 @@ static int spill(struct bt_dist *d)
 	return 0;
 }
 
-int bt_dist_add(struct bt_dist *d, uint64_t v)
+/* min, max, n and the saturating sum after n more samples of v. */
+static inline void note(struct bt_dist *d, uint64_t v, uint64_t n)
 {
-	if (d->buckets) {
-		d->buckets[bucket_of(v)]++;
-	} else if (d->nexact < BT_DIST_EXACT) {
+	uint64_t add, sum;
+
+	if (!d->n || v < d->min)
+		d->min = v;
+	if (!d->n || v > d->max)
+		d->max = v;
+	d->n += n;
+	if (__builtin_mul_overflow(v, n, &add) ||
+	    __builtin_add_overflow(d->sum, add, &sum))
+		sum = UINT64_MAX;
+	d->sum = sum;
+}
+
+/* Still exact: keep the sample, or move them all into buckets. */
+__attribute__((noinline))
+static int add_exact(struct bt_dist *d, uint64_t v)
+{
+	if (d->nexact < BT_DIST_EXACT) {
 		if (!d->exact) {
 			d->exact = malloc(BT_DIST_EXACT * sizeof(*d->exact));
 			if (!d->exact)
@@ -83,12 +100,33 @@ int bt_dist_add(struct bt_dist *d, uint64_t v)
 			return -ENOMEM;
 		d->buckets[bucket_of(v)]++;
 	}
-	if (!d->n || v < d->min)
-		d->min = v;
-	if (!d->n || v > d->max)
-		d->max = v;
-	d->n++;
-	d->sum = d->sum + v < d->sum ? UINT64_MAX : d->sum + v;
+	note(d, v, 1);
+	return 0;
+}
+
+/* Buckets are the common case past the first samples: kept short. */
+int bt_dist_add(struct bt_dist *d, uint64_t v)
+{
+	if (!d->buckets)
+		return add_exact(d, v);
+	d->buckets[bucket_of(v)]++;
+	note(d, v, 1);
+	return 0;
+}
+
+int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return 0;
+	if (!d->buckets) {
+		for (; n && !d->buckets; n--)
+			if (add_exact(d, v) < 0)
+				return -ENOMEM;
+		if (!n)
+			return 0;
+	}
+	d->buckets[bucket_of(v)] += n;
+	note(d, v, n);
 	return 0;
 }
 

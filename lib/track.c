@@ -3,14 +3,17 @@
  * track.c - the request tracker: folds the per-bio and per-request events
  * of a trace back into requests (Q..M/F..G..I..D..C) and hands each
  * finished request to the caller with all its timestamps.  Requests live
- * in a fixed pool indexed by two open-addressing hash tables keyed by
- * (device, sector): one by start sector, where G, I, D, C and R arrive,
- * and one by end sector for requests still open to merges, where a back
- * merge's bio lands.  Several requests may share a key (a write rewritten
- * while the first is in flight, flushes at sector 0): lookups score every
- * entry with the key and take the best, oldest first.  Entries sit on a
- * list ordered by their last event, so the oldest is found in O(1) when it
- * expires or when the pool is full.
+ * in a fixed pool (a slab: entries reused from a free list, so the
+ * requests in flight stay in few cache lines) indexed by two of the
+ * library's hash maps (lib/map.c) keyed by (device, sector): one by start
+ * sector, where G, I, D, C and R arrive, and one by end sector for
+ * requests still open to merges, where a back merge's bio lands.  Several
+ * requests may share a key (a write rewritten while the first is in
+ * flight, flushes at sector 0): the map holds one of them and the others
+ * hang off it on a chain through the pool, which in practice is one entry
+ * long, and lookups score every entry with the key and take the best,
+ * oldest first.  Entries sit on a list ordered by their last event, so the
+ * oldest is found in O(1) when it expires or when the pool is full.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +45,8 @@ struct ent {
 	uint64_t front_t;	/* ns: latest front merge before the I */
 	uint32_t remaining;	/* bytes not yet completed */
 	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	uint32_t link[2];	/* next entry at the same start (0) or end (1)
+				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
 	uint8_t cls;		/* class_of() of the event that made it */
@@ -52,72 +57,57 @@ struct bt_tracker {
 	struct ent *pool;
 	uint32_t cap, used;	/* pool entries handed out at least once */
 	uint32_t free;		/* free list through ent.next, index + 1 */
-	uint32_t *sidx, *eidx;	/* slot: index + 1, 0 = empty */
-	uint32_t mask, max_slots;	/* index slots - 1; at most 2 x cap */
+	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
-	struct bt_request last;	/* a finished request, valid until next call */
 };
 
 static uint8_t class_of(const struct bt_event *ev);
 
-static inline uint32_t slot_of(const struct bt_tracker *tr, uint32_t dev,
-			       uint64_t sector)
-{
-	uint64_t h = (sector ^ ((uint64_t)dev << 40) ^ dev) *
-		     0x9e3779b97f4a7c15ull;
+enum { START, END };
 
-	return (uint32_t)(h >> 32) & tr->mask;
+static inline uint64_t ent_key(const struct ent *x, int which)
+{
+	return which == START ? x->skey : x->end;
 }
 
-static void idx_insert(struct bt_tracker *tr, uint32_t *idx, uint32_t dev,
+/*
+ * Put e at its key, ahead of the entries already there: one probe (room
+ * was reserved, so it cannot fail).
+ */
+static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
 		       uint64_t key, uint32_t e)
 {
-	uint32_t s = slot_of(tr, dev, key);
+	uint32_t old = 0;
 
-	while (idx[s])
-		s = (s + 1) & tr->mask;
-	idx[s] = e + 1;
+	bt_map_swap(&tr->idx[which], dev, key, e + 1, &old);
+	tr->pool[e].link[which] = old;
 }
 
-static inline uint64_t ent_key(const struct bt_tracker *tr,
-			       const uint32_t *idx, const struct ent *x)
-{
-	return idx == tr->sidx ? x->skey : x->end;
-}
-
-/* Linear probing with backward-shift deletion: no tombstones to pile up. */
-static void idx_remove(struct bt_tracker *tr, uint32_t *idx, uint32_t dev,
+static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 		       uint64_t key, uint32_t e)
 {
-	uint32_t s = slot_of(tr, dev, key), j, h;
+	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
+	uint32_t next = tr->pool[e].link[which], *p;
 
-	while (idx[s] != e + 1) {
-		if (!idx[s])
+	if (!s)
+		return;
+	if (s->val == e + 1) {
+		if (next)
+			s->val = next;
+		else
+			bt_map_del_slot(&tr->idx[which], s);
+		return;
+	}
+	for (p = &tr->pool[s->val - 1].link[which]; *p;
+	     p = &tr->pool[*p - 1].link[which])
+		if (*p == e + 1) {
+			*p = next;
 			return;
-		s = (s + 1) & tr->mask;
-	}
-	for (j = s;;) {
-		const struct ent *x;
-
-		idx[s] = 0;
-		for (;;) {
-			j = (j + 1) & tr->mask;
-			if (!idx[j])
-				return;
-			x = &tr->pool[idx[j] - 1];
-			h = slot_of(tr, x->rq.dev, ent_key(tr, idx, x));
-			/* Move j back to s unless its home lies in (s, j]. */
-			if (s <= j ? (s < h && h <= j) : (s < h || h <= j))
-				continue;
-			break;
 		}
-		idx[s] = idx[j];
-		s = j;
-	}
 }
 
 static void unindex(struct bt_tracker *tr, struct ent *x)
@@ -125,9 +115,9 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 	uint32_t e = (uint32_t)(x - tr->pool);
 
 	if (x->in_start)
-		idx_remove(tr, tr->sidx, x->rq.dev, x->skey, e);
+		idx_remove(tr, START, x->rq.dev, x->skey, e);
 	if (x->in_end)
-		idx_remove(tr, tr->eidx, x->rq.dev, x->end, e);
+		idx_remove(tr, END, x->rq.dev, x->end, e);
 	x->in_start = x->in_end = 0;
 }
 
@@ -145,18 +135,18 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 
 	if (!x->in_start || x->skey != x->rq.sector) {
 		if (x->in_start)
-			idx_remove(tr, tr->sidx, x->rq.dev, x->skey, e);
+			idx_remove(tr, START, x->rq.dev, x->skey, e);
 		x->skey = x->rq.sector;
-		idx_insert(tr, tr->sidx, x->rq.dev, x->skey, e);
+		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
 	}
 	if (x->in_end && (!want_end || x->end != end)) {
-		idx_remove(tr, tr->eidx, x->rq.dev, x->end, e);
+		idx_remove(tr, END, x->rq.dev, x->end, e);
 		x->in_end = 0;
 	}
 	x->end = end;
 	if (want_end && !x->in_end) {
-		idx_insert(tr, tr->eidx, x->rq.dev, x->end, e);
+		idx_insert(tr, END, x->rq.dev, x->end, e);
 		x->in_end = 1;
 	}
 }
@@ -207,9 +197,8 @@ static char op_of(uint32_t category, uint32_t bytes)
 		return 'N';
 	if ((category & BT_TC_FLUSH) && bytes == 0)
 		return 'F';
-	if (category & BT_TC_WRITE)
-		return 'W';
-	return bytes ? 'R' : 'N';
+	/* Reads and writes interleave: an index, not a branch to mispredict. */
+	return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
 }
 
 static void release(struct bt_tracker *tr, struct ent *x)
@@ -225,9 +214,13 @@ static void release(struct bt_tracker *tr, struct ent *x)
 static struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
 				       uint32_t flags)
 {
-	struct bt_request *rq = &tr->last;
+	struct bt_request *rq = &x->rq;
 
-	*rq = x->rq;
+	/*
+	 * Handed over in place: a released entry is only written again
+	 * when a later event allocates it, so the request stays valid
+	 * until the next call, and no 320-byte copy is made per request.
+	 */
 	release(tr, x);
 	rq->flags |= flags;
 	rq->state = BT_RQS_DONE;
@@ -256,36 +249,26 @@ static void drop(struct bt_tracker *tr, struct ent *x, uint32_t flag)
 }
 
 /*
- * The indexes start small, so the few requests usually in flight stay in
- * cache, and double up to twice the capacity as more are in flight.
+ * Room in a map for n keys, so that no insert can fail later, in the
+ * middle of an event.  The maps start small, so the few requests usually
+ * in flight stay in cache, and double as more are in flight.  Each is
+ * sized by its own keys: the start map holds every entry, the end map
+ * only requests open to merges, which stay few when many requests wait
+ * at the driver (there a map sized for the whole pool would add 1.5 MB).
  */
-static int grow(struct bt_tracker *tr)
+static inline int room(struct bt_tracker *tr, int which, size_t n)
 {
-	uint32_t slots = (tr->mask + 1) * 2, *si, *ei;
+	struct bt_map *m = &tr->idx[which];
 
-	if (slots > tr->max_slots)
-		return -ENOSPC;
-	si = calloc(slots, sizeof(*si));
-	ei = calloc(slots, sizeof(*ei));
-	if (!si || !ei) {
-		free(si);
-		free(ei);
-		return -ENOMEM;
-	}
-	free(tr->sidx);
-	free(tr->eidx);
-	tr->sidx = si;
-	tr->eidx = ei;
-	tr->mask = slots - 1;
-	for (uint32_t k = tr->head; k; k = tr->pool[k - 1].next) {
-		const struct ent *x = &tr->pool[k - 1];
+	if (m->slot && n * 2 <= m->mask + 1)
+		return 0;
+	return bt_map_reserve(m, n);
+}
 
-		if (x->in_start)
-			idx_insert(tr, tr->sidx, x->rq.dev, x->skey, k - 1);
-		if (x->in_end)
-			idx_insert(tr, tr->eidx, x->rq.dev, x->end, k - 1);
-	}
-	return 0;
+/* An entry more in the start map. */
+static int reserve(struct bt_tracker *tr)
+{
+	return room(tr, START, tr->st.inflight + 1);
 }
 
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
@@ -296,8 +279,8 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 
 	int full = tr->st.inflight >= tr->cap;
 
-	/* Keep each index at most half full; if it cannot grow, make room. */
-	if (!full && (tr->st.inflight + 1) * 2 > tr->mask + 1 && grow(tr) < 0)
+	/* If the maps cannot grow, make room. */
+	if (!full && reserve(tr) < 0)
 		full = 1;
 	if (full) {
 		tr->st.evicted++;
@@ -310,13 +293,28 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 		e = tr->used++;
 	}
 	x = &tr->pool[e];
-	memset(x, 0, sizeof(*x));
+	/*
+	 * Field by field, not a memset of the entry (a `rep stos`, a tenth
+	 * of the tracker's time): qlist and mlist are read only below
+	 * nqlist and nmlist, and comm only up to its NUL.
+	 */
+	x->rq.m_off_sum = 0;
+	x->rq.nbios = x->rq.nqlist = x->rq.nmerged = x->rq.nmlist = 0;
+	x->rq.nrequeue = x->rq.flags = 0;
+	x->rq.error = 0;
+	x->rq.qsplit = 0;
+	x->rq.op = 0;
+	memset(x->rq.comm, 0, sizeof(x->rq.comm));
+	x->skey = x->end = x->d_sector = x->front_t = 0;
+	x->link[START] = x->link[END] = 0;
+	x->front_k = x->in_start = x->in_end = 0;
 	x->seq = tr->seq++;
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
 	x->rq.q = x->rq.g = x->rq.i = x->rq.d = x->rq.c = BT_TIME_NONE;
 	x->rq.i_last = x->rq.d_first = x->rq.merged_q = BT_TIME_NONE;
 	x->rq.last = ev->time;
+	x->rq.q_off_sum = 0;
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.pid = ev->pid;
 	x->rq.dev = x->rq.origin_dev = ev->dev;
@@ -333,45 +331,6 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 
 /* Scores of entries for an event: 0 = not a candidate, higher is better. */
 typedef int (*score_fn)(const struct ent *x, const struct bt_event *ev);
-
-static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
-			  uint32_t dev, uint64_t key, score_fn score,
-			  const struct bt_event *ev);
-
-/*
- * Bio-level events (G, M, F, X, A) follow their Q closely: among equals
- * the newest entry is theirs, an older one is a leftover.  Request-level
- * events (I, D, C, R) go first in, first out.
- */
-static int newest_first(score_fn score);
-
-static struct ent *lookup(struct bt_tracker *tr, const uint32_t *idx,
-			  uint32_t dev, uint64_t key, score_fn score,
-			  const struct bt_event *ev)
-{
-	int newest = newest_first(score);
-	struct ent *best = NULL;
-	uint32_t s = slot_of(tr, dev, key), n = 0;
-	int bs = 0;
-
-	for (; idx[s]; s = (s + 1) & tr->mask) {
-		struct ent *x = &tr->pool[idx[s] - 1];
-		int v;
-
-		if (x->rq.dev != dev || ent_key(tr, idx, x) != key)
-			continue;
-		n++;
-		v = score(x, ev);
-		if (v > bs || (v == bs && v > 0 &&
-				(newest ? x->seq > best->seq :
-					  x->seq < best->seq))) {
-			best = x;
-			bs = v;
-		}
-	}
-	tr->nsame = n;
-	return best;
-}
 
 /*
  * Reads and writes never share a request: a lost D or C must not let a
@@ -407,11 +366,6 @@ static int score_piece(const struct ent *x, const struct bt_event *ev)
 	       same_dir(x, ev);
 }
 
-static int newest_first(score_fn score)
-{
-	return score == score_bio || score == score_mark ||
-	       score == score_piece;
-}
 
 /* A request still open to merges. */
 static int score_merge_target(const struct ent *x, const struct bt_event *ev)
@@ -491,6 +445,57 @@ static int score_complete(const struct ent *x, const struct bt_event *ev)
 static int score_requeue(const struct ent *x, const struct bt_event *ev)
 {
 	return x->rq.state == BT_RQS_ISSUED && same_dir(x, ev);
+}
+
+/*
+ * Bio-level events (G, M, F, X, A) follow their Q closely: among equals
+ * the newest entry is theirs, an older one is a leftover.  Request-level
+ * events (I, D, C, R) go first in, first out.
+ */
+static inline int newest_first(score_fn score)
+{
+	return score == score_bio || score == score_mark ||
+	       score == score_piece;
+}
+
+/*
+ * Inlined at each call with its score, so that the scoring and the
+ * newest-first choice compile to straight code: lookups run two or three
+ * times an event.
+ */
+static inline __attribute__((always_inline)) struct ent *
+best_of(struct bt_tracker *tr, int which, uint32_t k, score_fn score,
+	const struct bt_event *ev)
+{
+	int newest = newest_first(score);
+	struct ent *best = NULL;
+	uint32_t n = 0;
+	int bs = 0;
+
+	for (; k; k = tr->pool[k - 1].link[which]) {
+		struct ent *x = &tr->pool[k - 1];
+		int v;
+
+		n++;
+		v = score(x, ev);
+		if (v > bs || (v == bs && v > 0 &&
+				(newest ? x->seq > best->seq :
+					  x->seq < best->seq))) {
+			best = x;
+			bs = v;
+		}
+	}
+	tr->nsame = n;
+	return best;
+}
+
+/* The best entry at the key for the event, NULL when none scores. */
+static inline __attribute__((always_inline)) struct ent *
+lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
+       score_fn score, const struct bt_event *ev)
+{
+	return best_of(tr, which, bt_map_get(&tr->idx[which], dev, key),
+		       score, ev);
 }
 
 static void add_q(struct ent *x, uint64_t t, int split)
@@ -578,12 +583,12 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 static struct bt_request *on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
-	struct ent *m = lookup(tr, tr->sidx, ev->dev, ev->sector, score_mark,
-			       ev);
+	/* One probe for both: a remap's mark, or the rest of a split bio. */
+	uint32_t k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
+	struct ent *m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
 	struct ent *x;
 
-	x = m ? NULL : lookup(tr, tr->sidx, ev->dev, ev->sector, score_piece,
-			     ev);
+	x = m || !k ? NULL : best_of(tr, START, k, score_piece, ev);
 	if (x) {
 		/* Its own Q from now on: btt counts it as a bio of its own. */
 		x->rq.q = BT_TIME_NONE;
@@ -615,16 +620,16 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 static struct bt_request *on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
-	struct ent *b = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
+	struct ent *b = lookup(tr, START, ev->dev, ev->sector, score_bio,
 			       ev);
 	struct ent *x;
 	uint64_t nsec = ev->bytes >> 9, bio_q;
 
 	if (back)
-		x = lookup(tr, tr->eidx, ev->dev, ev->sector,
+		x = lookup(tr, END, ev->dev, ev->sector,
 			   score_merge_target, ev);
 	else
-		x = lookup(tr, tr->sidx, ev->dev, ev->sector + nsec,
+		x = lookup(tr, START, ev->dev, ev->sector + nsec,
 			   score_merge_target, ev);
 	if (!x) {
 		/* Merged into a request we never saw start: forget the bio. */
@@ -652,10 +657,11 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
-			      score_fn score, uint8_t state)
+static inline __attribute__((always_inline)) struct ent *
+get_or_new(struct bt_tracker *tr, const struct bt_event *ev, score_fn score,
+	   uint8_t state)
 {
-	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score, ev);
+	struct ent *x = lookup(tr, START, ev->dev, ev->sector, score, ev);
 
 	tr->others = x ? tr->nsame - 1 : tr->nsame;
 	if (x) {
@@ -677,25 +683,28 @@ static struct ent *get_or_new(struct bt_tracker *tr, const struct bt_event *ev,
  */
 static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 {
-	uint32_t s;
-
 	/* get_or_new() saw no other request at the key: nothing to scan */
 	if (!tr->others)
 		return;
-again:
-	for (s = slot_of(tr, x->rq.dev, x->skey); tr->sidx[s];
-	     s = (s + 1) & tr->mask) {
-		struct ent *y = &tr->pool[tr->sidx[s] - 1];
+	for (;;) {
+		struct ent *old = NULL;
+		uint32_t k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
 
-		if (y == x || y->rq.dev != x->rq.dev || y->skey != x->skey ||
-		    y->rq.state == RQS_MARK || y->cls != x->cls ||
-		    y->seq > x->seq || y->rq.last >= now ||
-		    now - y->rq.last <= STALE_NS)
-			continue;
+		/* The oldest (first made) stale one first. */
+		for (; k; k = tr->pool[k - 1].link[START]) {
+			struct ent *y = &tr->pool[k - 1];
+
+			if (y == x || y->rq.state == RQS_MARK ||
+			    y->cls != x->cls || y->seq > x->seq ||
+			    y->rq.last >= now || now - y->rq.last <= STALE_NS ||
+			    (old && old->seq < y->seq))
+				continue;
+			old = y;
+		}
+		if (!old)
+			return;
 		tr->st.replaced++;
-		/* Dropping shifts the index: look again from the start. */
-		drop(tr, y, BT_RQ_EXPIRED);
-		goto again;
+		drop(tr, old, BT_RQ_EXPIRED);
 	}
 }
 
@@ -752,7 +761,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 static struct bt_request *on_complete(struct bt_tracker *tr,
 					    const struct bt_event *ev)
 {
-	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
+	struct ent *x = lookup(tr, START, ev->dev, ev->sector,
 			       score_complete, ev);
 
 	if (!x) {
@@ -837,7 +846,7 @@ static struct bt_request *on_zone_append_complete(struct bt_tracker *tr,
 static struct bt_request *on_requeue(struct bt_tracker *tr,
 					   const struct bt_event *ev)
 {
-	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector,
+	struct ent *x = lookup(tr, START, ev->dev, ev->sector,
 			       score_requeue, ev);
 
 	if (!x) {
@@ -855,7 +864,7 @@ static struct bt_request *on_requeue(struct bt_tracker *tr,
 static struct bt_request *on_split(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
-	struct ent *x = lookup(tr, tr->sidx, ev->dev, ev->sector, score_bio,
+	struct ent *x = lookup(tr, START, ev->dev, ev->sector, score_bio,
 			       ev);
 	struct ent *y;
 	uint64_t at;
@@ -893,9 +902,9 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 	from = *ev;
 	from.dev = rm.dev_from;
 	from.sector = rm.sector_from;
-	b = lookup(tr, tr->sidx, rm.dev_from, rm.sector_from, score_bio, &from);
+	b = lookup(tr, START, rm.dev_from, rm.sector_from, score_bio, &from);
 	if (!b)
-		b = lookup(tr, tr->sidx, rm.dev_from, rm.sector_from,
+		b = lookup(tr, START, rm.dev_from, rm.sector_from,
 			   score_mark, &from);
 	if (b) {
 		up = b->rq;
@@ -936,7 +945,6 @@ static void expire(struct bt_tracker *tr, uint64_t now)
 int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 {
 	struct bt_tracker *tr;
-	uint32_t slots = 256;
 
 	if (!out)
 		return -EINVAL;
@@ -957,15 +965,9 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 		return -EINVAL;
 	}
 	tr->cap = tr->o.capacity;
-	tr->max_slots = 256;
-	while (tr->max_slots < 2 * tr->cap)
-		tr->max_slots <<= 1;
-	tr->mask = slots - 1;
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
-	tr->sidx = calloc(slots, sizeof(*tr->sidx));
-	tr->eidx = calloc(slots, sizeof(*tr->eidx));
-	if (!tr->pool || !tr->sidx || !tr->eidx) {
+	if (!tr->pool || reserve(tr) < 0 || room(tr, END, 1) < 0) {
 		bt_tracker_free(tr);
 		return -ENOMEM;
 	}
@@ -984,6 +986,9 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
+	/* An event puts at most one request more in the end map. */
+	if (room(tr, END, tr->idx[END].n + 1) < 0)
+		return -ENOMEM;
 	if (tr->head)
 		expire(tr, ev->time);
 	switch (ev->action) {
@@ -1055,7 +1060,7 @@ void bt_tracker_free(struct bt_tracker *tr)
 	if (!tr)
 		return;
 	free(tr->pool);
-	free(tr->sidx);
-	free(tr->eidx);
+	bt_map_free(&tr->idx[START]);
+	bt_map_free(&tr->idx[END]);
 	free(tr);
 }

@@ -426,14 +426,6 @@ int tool_done(const struct bt_opts *o, const struct bt_reader *r,
 	return status;
 }
 
-void tool_seen(uint32_t *seen, const struct bt_event *ev)
-{
-	if (!bt_event_is_note(ev))
-		*seen |= ev->action < 31 ? 1u << ev->action : 0;
-	else if (ev->action == BT_N_MESSAGE)
-		*seen |= TOOL_SEEN_MESSAGE;
-}
-
 /*
  * "Q, G, I events" (sep ", ") for the bits of seen, in blkparse's
  * letters, then "scheduler messages".

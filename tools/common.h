@@ -146,7 +146,14 @@ int tool_done(const struct bt_opts *o, const struct bt_reader *r,
  * scheduler messages.
  */
 #define TOOL_SEEN_MESSAGE	(1u << 31)
-void tool_seen(uint32_t *seen, const struct bt_event *ev);
+/* Inline: it runs once an event, and a call cost more than its work. */
+static inline void tool_seen(uint32_t *seen, const struct bt_event *ev)
+{
+	if (!bt_event_is_note(ev))
+		*seen |= ev->action < 31 ? 1u << ev->action : 0;
+	else if (ev->action == BT_N_MESSAGE)
+		*seen |= TOOL_SEEN_MESSAGE;
+}
 /*
  * When the trace has none of the events in need (bits as in tool_seen),
  * the report can have no row: say so on stderr, naming the events it

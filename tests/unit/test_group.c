@@ -206,9 +206,44 @@ static void test_group_odd_sizes_aligned_and_apart(void **state)
 	bt_group_free(NULL);
 }
 
+static int by_pid_desc(const void *a, const void *b)
+{
+	const struct bt_group_key *x = a, *y = b;
+
+	return (x->pid < y->pid) - (x->pid > y->pid);
+}
+
+/* The key asked for last is remembered: sorting moves it, growth keeps it. */
+static void test_group_last_key_follows_sort_and_growth(void **state)
+{
+	struct bt_group *g;
+	struct val *v;
+
+	(void)state;
+	assert_int_equal(bt_group_new(&g, sizeof(struct val)), 0);
+	for (uint32_t pid = 1; pid <= 3; pid++) {
+		v = bt_group_get(g, 8, pid, 0);
+		v->a = pid;
+	}
+	/* pid 3 was asked last; sorted, it moves from entry 3 to entry 1 */
+	bt_group_sort(g, by_pid_desc);
+	assert_int_equal(((struct val *)bt_group_get(g, 8, 3, 0))->a, 3);
+	assert_int_equal(((struct val *)bt_group_get(g, 8, 1, 0))->a, 1);
+	bt_group_sort(g, NULL);
+	assert_int_equal(((struct val *)bt_group_get(g, 8, 1, 0))->a, 1);
+	/* growing the entry array keeps the remembered entry's value */
+	for (uint32_t pid = 10; pid < 200; pid++)
+		((struct val *)bt_group_get(g, 9, pid, 0))->a = pid + 1000;
+	assert_int_equal(((struct val *)bt_group_get(g, 9, 199, 0))->a, 1199);
+	assert_int_equal(((struct val *)bt_group_get(g, 9, 199, 0))->a, 1199);
+	assert_int_equal(((struct val *)bt_group_get(g, 8, 2, 0))->a, 2);
+	bt_group_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_last_key_follows_sort_and_growth),
 		cmocka_unit_test(test_group_new_value_zeroed_and_found_again),
 		cmocka_unit_test(test_group_many_keys_distinct_after_growth),
 		cmocka_unit_test(test_group_sort_by_dev_pid_sub),

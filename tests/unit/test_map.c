@@ -18,6 +18,7 @@
 static void test_map_put_get_replace_delete(void **state)
 {
 	struct bt_map m;
+	uint32_t old;
 
 	(void)state;
 	bt_map_init(&m);
@@ -30,6 +31,13 @@ static void test_map_put_get_replace_delete(void **state)
 	assert_int_equal(bt_map_get(&m, 1, 1), 0);
 	assert_int_equal(bt_map_put(&m, 1, 2, 9), 0);
 	assert_int_equal(m.n, 2);
+	old = 5;
+	assert_int_equal(bt_map_swap(&m, 4, 4, 3, &old), 0);
+	assert_int_equal(old, 0);
+	assert_int_equal(bt_map_swap(&m, 4, 4, 6, &old), 0);
+	assert_int_equal(old, 3);
+	assert_int_equal(bt_map_swap(&m, 4, 4, 0, &old), -EINVAL);
+	assert_int_equal(bt_map_del(&m, 4, 4), 6);
 	assert_int_equal(bt_map_get(&m, 1, 2), 9);
 	assert_int_equal(bt_map_put(&m, 3, 3, 0), -EINVAL);
 	assert_int_equal(bt_map_del(&m, 1, 2), 9);
@@ -65,6 +73,39 @@ static void test_map_delete_inside_a_run(void **state)
 	for (size_t i = 0; i < 6; i++)
 		assert_int_equal(bt_map_get(&m, keys[i], 0),
 				 i == 1 || i == 3 ? 0 : i + 1);
+	bt_map_free(&m);
+}
+
+/* A found slot's value changes in place; deleting it keeps the run whole. */
+static void test_map_find_then_change_or_delete_slot(void **state)
+{
+	struct bt_map m;
+	struct bt_map_slot *s;
+	uint64_t keys[4];
+	size_t home, n = 0;
+
+	(void)state;
+	bt_map_init(&m);
+	assert_null(bt_map_find(&m, 1, 1));
+	assert_int_equal(bt_map_reserve(&m, 4), 0);
+	home = bt_map_hash(0, 9) & m.mask;
+	for (uint64_t k = 0; n < 4 && k < 100000; k++)
+		if ((bt_map_hash(k, 9) & m.mask) == home)
+			keys[n++] = k;
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(bt_map_put(&m, keys[i], 9, (uint32_t)i + 1), 0);
+	s = bt_map_find(&m, keys[2], 9);
+	assert_non_null(s);
+	assert_int_equal(s->val, 3);
+	s->val = 30;
+	assert_int_equal(bt_map_get(&m, keys[2], 9), 30);
+	bt_map_del_slot(&m, bt_map_find(&m, keys[0], 9));
+	assert_int_equal(m.n, 3);
+	assert_null(bt_map_find(&m, keys[0], 9));
+	assert_int_equal(bt_map_get(&m, keys[1], 9), 2);
+	assert_int_equal(bt_map_get(&m, keys[2], 9), 30);
+	assert_int_equal(bt_map_get(&m, keys[3], 9), 4);
 	bt_map_free(&m);
 }
 
@@ -134,6 +175,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_put_get_replace_delete),
 		cmocka_unit_test(test_map_delete_inside_a_run),
+		cmocka_unit_test(test_map_find_then_change_or_delete_slot),
 		cmocka_unit_test(test_map_random_churn_matches_array),
 		cmocka_unit_test(test_array_room_grows_and_keeps),
 	};

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "../../lib/internal.h"
 
 /* A small deterministic generator (xorshift64*), so failures reproduce. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -282,6 +283,39 @@ static void test_stats_memory_bounded_after_spill(void **state)
 	assert_int_equal(d.n, 0);
 }
 
+/*
+ * bt_dist_add_n(v, n) is n bt_dist_add(v): across the spill from exact
+ * samples to buckets, and with a sum that saturates.
+ */
+static void test_stats_add_n_is_n_adds(void **state)
+{
+	static const uint64_t v[] = { 7, 1000, 123456789, 3, 1000, 99999 };
+	static const uint64_t n[] = { 1, 600, 0, 700, 5, 2000 };
+	struct bt_dist a, b;
+	static const double q[] = { 0.01, 0.25, 0.5, 0.9, 0.999, 1 };
+
+	(void)state;
+	bt_dist_init(&a);
+	bt_dist_init(&b);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(bt_dist_add_n(&a, v[i], n[i]), 0);
+		for (uint64_t k = 0; k < n[i]; k++)
+			assert_int_equal(bt_dist_add(&b, v[i]), 0);
+		assert_int_equal(a.n, b.n);
+		assert_int_equal(a.sum, b.sum);
+		assert_int_equal(a.min, b.min);
+		assert_int_equal(a.max, b.max);
+	}
+	assert_non_null(a.buckets);
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		assert_int_equal(bt_dist_quantile(&a, q[i]),
+				 bt_dist_quantile(&b, q[i]));
+	assert_int_equal(bt_dist_add_n(&a, UINT64_MAX / 2, 3), 0);
+	assert_int_equal(a.sum, UINT64_MAX);
+	bt_dist_free(&a);
+	bt_dist_free(&b);
+}
+
 static void test_stats_log2_bounds(void **state)
 {
 	uint64_t lo, hi;
@@ -356,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_stats_bucket_huge_values),
 		cmocka_unit_test(test_stats_bucket_error_bound_adversarial),
 		cmocka_unit_test(test_stats_memory_bounded_after_spill),
+		cmocka_unit_test(test_stats_add_n_is_n_adds),
 		cmocka_unit_test(test_stats_log2_bounds),
 		cmocka_unit_test(test_stats_log2_values_land_in_bounds),
 	};

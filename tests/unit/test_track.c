@@ -821,6 +821,32 @@ static void test_tracker_stale_request_replaced(void **state)
 }
 
 /* Merges, completions and requeues never cross direction either. */
+/* Several stale requests at one sector are given up oldest (first made) first. */
+static void test_tracker_stale_requests_replaced_oldest_first(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	struct bt_tracker_stats st;
+	const uint64_t later = 17000000;	/* us */
+
+	(void)state;
+	feed_qgi(f, BT_TC_READ, 10, 9000, 4096, 1);
+	feed_qgi(f, BT_TC_READ, 20, 9000, 4096, 2);
+	feed_qgi(f, BT_TC_READ, 30, 9000, 4096, 3);
+	assert_int_equal(f->got.n, 0);
+	feed(f, BT_A_QUEUE, BT_TC_READ, later, DEV, 9000, 4096, 4);
+	feed(f, BT_A_GETRQ, BT_TC_READ, later + 1, DEV, 9000, 4096, 4);
+	assert_int_equal(f->got.n, 3);
+	assert_int_equal(f->got.rq[0].pid, 1);
+	assert_int_equal(f->got.rq[1].pid, 2);
+	assert_int_equal(f->got.rq[2].pid, 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(f->got.rq[i].flags & BT_RQ_EXPIRED);
+	bt_tracker_get_stats(f->tr, &st);
+	assert_int_equal(st.replaced, 3);
+	assert_int_equal(st.inflight, 1);
+	fx_free(f);
+}
+
 static void test_tracker_merge_and_complete_keep_direction(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -945,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_dispatch_keeps_direction),
 		cmocka_unit_test(test_tracker_dispatch_prefers_its_size),
 		cmocka_unit_test(test_tracker_stale_request_replaced),
+		cmocka_unit_test(test_tracker_stale_requests_replaced_oldest_first),
 		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
 		cmocka_unit_test(test_tracker_merge_times_kept),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
