@@ -117,72 +117,123 @@ size_t bt_format_bound(const struct bt_event *e)
 
 /* ------------------------------------------------------------ numbers */
 
+/*
+ * Decimal conversion two digits at a time from a table, and padding by
+ * fixed 8-byte stores of spaces: every width blkparse uses is at most 8,
+ * and bt_format_bound() leaves room for the stores that run past the
+ * line's end (later bytes overwrite them).
+ */
+static const char digits2[201] =
+	"00010203040506070809" "10111213141516171819"
+	"20212223242526272829" "30313233343536373839"
+	"40414243444546474849" "50515253545556575859"
+	"60616263646566676869" "70717273747576777879"
+	"80818283848586878889" "90919293949596979899";
+
+static const char spaces[9] = "        ";
+
+static const uint64_t pow10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+	10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+	100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * Digits of v: from its bit length (log10(2) ~ 1233 / 4096), then exact.
+ * v | 1 has as many digits as v (an odd number is no power of ten) and 0
+ * gets its one digit.
+ */
+static inline unsigned ndigits(uint64_t v)
+{
+	uint64_t w = v | 1;
+	unsigned t = ((64u - (unsigned)__builtin_clzll(w)) * 1233u) >> 12;
+
+	return t + (w >= pow10[t]);
+}
+
+/* The n decimal digits of v at p, last digit first. */
+static inline void put_digits(char *p, uint64_t v, unsigned n)
+{
+	char *t = p + n;
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
+		unsigned q = (unsigned)(v % 100);
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, digits2 + 2 * q, 2);
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(t - 2, digits2 + 2 * w, 2);
+	else
+		t[-1] = (char)('0' + w);
+}
+
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned n = ndigits(v);
 
-	do {
-		*--t = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
+	put_digits(p, v, n);
 	return p + n;
 }
 
-/* printf("%*u") and ("%-*u"): v right (or left) aligned in width. */
+/* printf("%*u") and ("%-*u"): v right (or left) aligned in width <= 8. */
 static char *put_u64_w(char *p, uint64_t v, int width, int left)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	int n;
+	unsigned n = ndigits(v);
 
-	do {
-		*--t = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = (int)(tmp + sizeof(tmp) - t);
-	if (!left)
-		for (; n < width; width--)
-			*p++ = ' ';
-	memcpy(p, t, (size_t)n);
-	p += n;
-	if (left)
-		for (; n < width; n++)
-			*p++ = ' ';
-	return p;
-}
-
-/* printf("%*d"): a signed int right aligned in width. */
-static char *put_int_w(char *p, int v, int width)
-{
-	char tmp[12];
-	char *t = tmp + sizeof(tmp);
-	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-	int n;
-
-	do {
-		*--t = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--t = '-';
-	n = (int)(tmp + sizeof(tmp) - t);
-	for (; n < width; width--)
-		*p++ = ' ';
-	memcpy(p, t, (size_t)n);
+	if (left) {
+		put_digits(p, v, n);
+		if (n < (unsigned)width) {
+			memcpy(p + n, spaces, 8);
+			return p + width;
+		}
+		return p + n;
+	}
+	if (n < (unsigned)width) {
+		memcpy(p, spaces, 8);
+		p += (unsigned)width - n;
+	}
+	put_digits(p, v, n);
 	return p + n;
 }
 
-/* printf("%*s"). */
+/* printf("%*d"): a signed int right aligned in width <= 8. */
+static char *put_int_w(char *p, int v, int width)
+{
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	unsigned n = ndigits(u) + (v < 0);
+
+	if (n < (unsigned)width) {
+		memcpy(p, spaces, 8);
+		p += (unsigned)width - n;
+	}
+	if (v < 0)
+		*p = '-';
+	put_digits(p + (v < 0), u, n - (v < 0));
+	return p + n;
+}
+
+/* printf("%*s"), width <= 8, for the short strings of a line. */
 static char *put_str_w(char *p, const char *s, int width)
 {
-	size_t n = strlen(s);
+	size_t n = 0;
 
-	for (; (int)n < width; width--)
-		*p++ = ' ';
+	while (s[n])
+		n++;
+
+	if (n < (size_t)width) {
+		memcpy(p, spaces, 8);
+		p += (size_t)width - n;
+	}
 	memcpy(p, s, n);
 	return p + n;
 }
@@ -275,8 +326,9 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 	*p++ = ' ';
 	p = put_int_w(p, (int)(rel / 1000000000u), 5);
 	*p++ = '.';
-	for (int i = 9; i > 0; i--, ns /= 10)
-		p[i - 1] = (char)('0' + ns % 10);
+	for (int i = 7; i > 0; i -= 2, ns /= 100)
+		memcpy(p + i, digits2 + 2 * (ns % 100), 2);
+	*p = (char)('0' + ns);
 	p += 9;
 	*p++ = ' ';
 	p = put_u64_w(p, pid, 5, 0);
@@ -354,8 +406,11 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		dev = r.dev_to;
 	}
 	p = put_header(p, dev, e->cpu, NULL, e->sequence, rel, e->pid);
-	p = put_str_w(p, a->letters, 2);
-	*p++ = ' ';
+	/* "%2s ": one letter or two. */
+	p[0] = a->letters[1] ? a->letters[0] : ' ';
+	p[1] = a->letters[1] ? a->letters[1] : a->letters[0];
+	p[2] = ' ';
+	p += 3;
 	p = put_str_w(p, bt_event_rwbs(e, rwbs), 3);
 	*p++ = ' ';
 
