@@ -154,18 +154,27 @@ static inline unsigned ndigits(uint64_t v)
 	return t + (w >= pow10[t]);
 }
 
-/* The n decimal digits of v at p, last digit first. */
+/* The 8 digits of v < 10^8 at p, zeros leading: halves independent. */
+static inline void put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(p, digits2 + 2 * (hi / 100), 2);
+	memcpy(p + 2, digits2 + 2 * (hi % 100), 2);
+	memcpy(p + 4, digits2 + 2 * (lo / 100), 2);
+	memcpy(p + 6, digits2 + 2 * (lo % 100), 2);
+}
+
+/* The n decimal digits of v at p, last digit first, 8 at a time. */
 static inline void put_digits(char *p, uint64_t v, unsigned n)
 {
 	char *t = p + n;
 	uint32_t w;
 
-	while (v > UINT32_MAX) {
-		unsigned q = (unsigned)(v % 100);
-
-		v /= 100;
-		t -= 2;
-		memcpy(t, digits2 + 2 * q, 2);
+	while (v >= 100000000) {
+		t -= 8;
+		put8(t, (uint32_t)(v % 100000000));
+		v /= 100000000;
 	}
 	for (w = (uint32_t)v; w >= 100; w /= 100) {
 		t -= 2;
@@ -220,6 +229,34 @@ static char *put_int_w(char *p, int v, int width)
 		*p = '-';
 	put_digits(p + (v < 0), u, n - (v < 0));
 	return p + n;
+}
+
+/*
+ * printf("%*u") of a field that mostly fits: spaces, then the digits from
+ * the field's end back, without counting them first.
+ */
+static inline char *put_fit(char *p, uint32_t v, unsigned width)
+{
+	char *t = p + width;
+
+	if (v >= pow10[width])
+		return put_u64_w(p, v, (int)width, 0);
+	memcpy(p, spaces, 8);
+	for (; v >= 100; v /= 100) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * (v % 100), 2);
+	}
+	if (v >= 10)
+		memcpy(t - 2, digits2 + 2 * v, 2);
+	else
+		t[-1] = (char)('0' + v);
+	return p + width;
+}
+
+/* printf("%*d") of a field that mostly fits. */
+static inline char *put_fit_int(char *p, int v, unsigned width)
+{
+	return v >= 0 ? put_fit(p, (uint32_t)v, width) : put_int_w(p, v, (int)width);
 }
 
 /* printf("%*s"), width <= 8, for the short strings of a line. */
@@ -313,27 +350,44 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 {
 	uint32_t ns = (uint32_t)(rel % 1000000000u);
 
-	p = put_int_w(p, (int)BT_DEV_MAJOR(dev), 3);
+	p = put_fit(p, BT_DEV_MAJOR(dev), 3);
 	*p++ = ',';
 	p = put_u64_w(p, BT_DEV_MINOR(dev), 3, 1);
 	*p++ = ' ';
-	p = put_int_w(p, (int)cpu, 2);
+	p = put_fit_int(p, (int)cpu, 2);
 	*p++ = ' ';
 	if (seq)
 		p = put_str_w(p, seq, 8);
 	else
-		p = put_int_w(p, (int)seqno, 8);
+		p = put_fit_int(p, (int)seqno, 8);
 	*p++ = ' ';
-	p = put_int_w(p, (int)(rel / 1000000000u), 5);
+	p = put_fit_int(p, (int)(rel / 1000000000u), 5);
 	*p++ = '.';
-	for (int i = 7; i > 0; i -= 2, ns /= 100)
-		memcpy(p + i, digits2 + 2 * (ns % 100), 2);
-	*p = (char)('0' + ns);
+	*p = (char)('0' + ns / 100000000);
+	put8(p + 1, ns % 100000000);
 	p += 9;
 	*p++ = ' ';
-	p = put_u64_w(p, pid, 5, 0);
+	p = put_fit(p, pid, 5);
 	*p++ = ' ';
 	return p;
+}
+
+/* "%3s " of the rwbs string (a few bytes: no strlen call, fixed copy). */
+static char *put_rwbs(char *p, const struct bt_event *e)
+{
+	char s[16] = { 0 };
+	size_t n = 0;
+
+	bt_event_rwbs(e, s);
+	while (s[n] && n < BT_RWBS_LEN)
+		n++;
+	if (n < 3) {
+		memcpy(p, spaces, 8);
+		p += 3 - n;
+	}
+	memcpy(p, s, sizeof(s));
+	p[n] = ' ';
+	return p + n + 1;
 }
 
 /* A task name is at most 16 bytes (TASK_COMM_LEN): the bound relies on it. */
@@ -391,7 +445,6 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 	struct bt_remap r;
 	uint32_t dev = e->dev;
 	int pc = (e->category & BT_TC_PC) != 0;
-	char rwbs[BT_RWBS_LEN];
 	char *p = buf;
 
 	if (sh == SH_NONE || sh == SH_BAD)
@@ -411,8 +464,7 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 	p[1] = a->letters[1] ? a->letters[1] : a->letters[0];
 	p[2] = ' ';
 	p += 3;
-	p = put_str_w(p, bt_event_rwbs(e, rwbs), 3);
-	*p++ = ' ';
+	p = put_rwbs(p, e);
 
 	switch (sh) {
 	case SH_DONE:
