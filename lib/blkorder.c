@@ -280,11 +280,16 @@ static int batch_init(struct batch *b)
 	return b->h ? 0 : -ENOMEM;
 }
 
-static int batch_hold(struct batch *b, const struct bt_event *e, size_t dev)
+/*
+ * Keep the event read into b->h[b->n].ev (read there in place: no copy of
+ * the event), with a copy of its payload: the reader's window moves on.
+ */
+static int batch_hold(struct batch *b, size_t dev)
 {
-	struct held *h;
+	struct held *h = &b->h[b->n];
+	const struct bt_event *e = &h->ev;
 
-	if (b->cap - b->len < e->pdu_len) {
+	if (e->pdu_len && b->cap - b->len < e->pdu_len) {
 		size_t cap = b->cap ? b->cap : 65536;
 		unsigned char *a;
 
@@ -296,8 +301,7 @@ static int batch_hold(struct batch *b, const struct bt_event *e, size_t dev)
 		b->arena = a;
 		b->cap = cap;
 	}
-	h = &b->h[b->n++];
-	h->ev = *e;
+	b->n++;
 	h->pdu_off = b->len;
 	h->order = b->order++;
 	h->dev = dev;
@@ -356,17 +360,18 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
 static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			 size_t set, int *err)
 {
-	struct bt_event e;
 	size_t counted = 0, dev = set;
 	int rc, k;
 
 	*err = 0;
 	b->n = b->pos = b->len = 0;
 	while (!batch_full(b, counted)) {
+		struct bt_event *e = &b->h[b->n].ev;
+
 		if (in != SIZE_MAX)
-			rc = bt_reader_next_input(o->r, in, &e);
+			rc = bt_reader_next_input(o->r, in, e);
 		else
-			rc = o->src ? bt_reader_next(o->src, &e) : 0;
+			rc = o->src ? bt_reader_next(o->src, e) : 0;
 		if (!rc && in == SIZE_MAX && o->spool_err) {
 			rc = o->spool_err;	/* r failed after what was spooled */
 			o->spool_err = 0;
@@ -379,14 +384,14 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			*err = rc;
 			break;
 		}
-		k = take(o, &e);
+		k = take(o, e);
 		if (k > 0 && set == SIZE_MAX)
-			k = dev_of(o, e.dev, &dev) < 0 ? -ENOMEM : k;
+			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
 		/* A spooled record's offset would be the spool's: not known. */
 		if (in == SIZE_MAX && o->src != o->r)
-			e.offset = UINT64_MAX;
+			e->offset = UINT64_MAX;
 		if (k > 0)
-			k = batch_hold(b, &e, dev) < 0 ? -ENOMEM : k;
+			k = batch_hold(b, dev) < 0 ? -ENOMEM : k;
 		if (k < 0) {
 			o->failed = NULL;
 			*err = k;

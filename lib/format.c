@@ -186,18 +186,87 @@ static inline void put_digits(char *p, uint64_t v, unsigned n)
 		t[-1] = (char)('0' + w);
 }
 
+/*
+ * The 8 decimal digits of v < 10^8 as numbers 0-9, the most significant
+ * in the lowest byte: split into two 4-digit lanes, each into 2-digit
+ * lanes, each into digits, by multiply-shift division in all lanes at
+ * once (checked against printf for every v < 10^8).  No loop, no branch.
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t h = ((x * 10486) >> 20) & 0x0000007f0000007full;
+
+	x = (x - h * 100) << 16 | h;
+	h = ((x * 103) >> 10) & 0x000f000f000f000full;
+	return (x - h * 10) << 8 | h;
+}
+
+#define ZEROS8	0x3030303030303030ull
+#define SPACES8	0x2020202020202020ull
+
+/* Store x's bytes lowest first, as digits8() orders them. */
+static inline void store8(char *p, uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, 8);
+}
+
+/* Leading zeros of digits8(v), the last digit kept for 0. */
+static inline unsigned lead0(uint64_t d)
+{
+	return d ? (unsigned)__builtin_ctzll(d) / 8 : 7;
+}
+
 static char *put_u64(char *p, uint64_t v)
 {
-	unsigned n = ndigits(v);
+	uint64_t d;
+	unsigned z;
 
-	put_digits(p, v, n);
-	return p + n;
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		memcpy(p, digits2 + 2 * v, 2);
+		return p + 2;
+	}
+	if (v >= 100000000) {
+		p = put_u64(p, v / 100000000);
+		store8(p, digits8((uint32_t)(v % 100000000)) | ZEROS8);
+		return p + 8;
+	}
+	d = digits8((uint32_t)v);
+	z = lead0(d);
+	store8(p, (d | ZEROS8) >> (8 * z));
+	return p + 8 - z;
 }
 
 /* printf("%*u") and ("%-*u"): v right (or left) aligned in width <= 8. */
 static char *put_u64_w(char *p, uint64_t v, int width, int left)
 {
-	unsigned n = ndigits(v);
+	unsigned n;
+
+	if (left && v < 10 && width > 1) {
+		memcpy(p, spaces, 8);
+		*p = (char)('0' + v);
+		return p + width;
+	}
+	if (left && v < 100000000) {
+		uint64_t d = digits8((uint32_t)v);
+		unsigned z = lead0(d);
+
+		/* The digits first, then spaces in the bytes they leave. */
+		n = 8 - z;
+		d = (d | ZEROS8) >> (8 * z);
+		if (n < 8)
+			d |= SPACES8 << (8 * n);
+		store8(p, d);
+		return p + (n > (unsigned)width ? n : (unsigned)width);
+	}
+	n = ndigits(v);
 
 	if (left) {
 		put_digits(p, v, n);
@@ -231,25 +300,28 @@ static char *put_int_w(char *p, int v, int width)
 	return p + n;
 }
 
-/*
- * printf("%*u") of a field that mostly fits: spaces, then the digits from
- * the field's end back, without counting them first.
- */
+/* printf("%*u") of a field (width <= 8) that mostly fits. */
 static inline char *put_fit(char *p, uint32_t v, unsigned width)
 {
-	char *t = p + width;
+	uint64_t d, a, mask;
+	unsigned z;
 
 	if (v >= pow10[width])
 		return put_u64_w(p, v, (int)width, 0);
-	memcpy(p, spaces, 8);
-	for (; v >= 100; v /= 100) {
-		t -= 2;
-		memcpy(t, digits2 + 2 * (v % 100), 2);
+	if (v < 100) {
+		memcpy(p, spaces, 8);
+		if (v < 10)
+			p[width - 1] = (char)('0' + v);
+		else
+			memcpy(p + width - 2, digits2 + 2 * v, 2);
+		return p + width;
 	}
-	if (v >= 10)
-		memcpy(t - 2, digits2 + 2 * v, 2);
-	else
-		t[-1] = (char)('0' + v);
+	d = digits8(v);
+	z = lead0(d);
+	/* Leading zeros become spaces; the bytes before the field go. */
+	mask = z ? (1ull << (8 * z)) - 1 : 0;
+	a = ((d | ZEROS8) & ~mask) | (SPACES8 & mask);
+	store8(p, a >> (8 * (8 - width)));
 	return p + width;
 }
 
@@ -364,7 +436,7 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 	p = put_fit_int(p, (int)(rel / 1000000000u), 5);
 	*p++ = '.';
 	*p = (char)('0' + ns / 100000000);
-	put8(p + 1, ns % 100000000);
+	store8(p + 1, digits8(ns % 100000000) | ZEROS8);
 	p += 9;
 	*p++ = ' ';
 	p = put_fit(p, pid, 5);
