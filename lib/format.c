@@ -469,9 +469,10 @@ static char *put_comm(char *p, const char *comm)
 
 	if (!comm)
 		comm = "(null)";
-	n = strnlen(comm, 16);
 	*p++ = '[';
-	memcpy(p, comm, n);
+	/* Names are short: a byte loop beats strnlen and memcpy calls. */
+	for (n = 0; n < 16 && comm[n]; n++)
+		p[n] = comm[n];
 	p += n;
 	*p++ = ']';
 	return p;
