@@ -222,7 +222,7 @@ static inline unsigned lead0(uint64_t d)
 
 static char *put_u64(char *p, uint64_t v)
 {
-	uint64_t d;
+	uint64_t d, lo;
 	unsigned z;
 
 	if (v < 100) {
@@ -233,15 +233,27 @@ static char *put_u64(char *p, uint64_t v)
 		memcpy(p, digits2 + 2 * v, 2);
 		return p + 2;
 	}
-	if (v >= 100000000) {
-		p = put_u64(p, v / 100000000);
-		store8(p, digits8((uint32_t)(v % 100000000)) | ZEROS8);
-		return p + 8;
+	if (v < 100000000) {
+		d = digits8((uint32_t)v);
+		z = lead0(d);
+		store8(p, (d | ZEROS8) >> (8 * z));
+		return p + 8 - z;
 	}
-	d = digits8((uint32_t)v);
-	z = lead0(d);
-	store8(p, (d | ZEROS8) >> (8 * z));
-	return p + 8 - z;
+	/* Sectors of big disks: the two halves convert side by side. */
+	if (v >= 10000000000000000ull) {
+		p = put_u64(p, v / 10000000000000000ull);
+		v %= 10000000000000000ull;
+		store8(p, digits8((uint32_t)(v / 100000000)) | ZEROS8);
+		p += 8;
+	} else {
+		d = digits8((uint32_t)(v / 100000000));
+		z = lead0(d);
+		store8(p, (d | ZEROS8) >> (8 * z));
+		p += 8 - z;
+	}
+	lo = v % 100000000;
+	store8(p, digits8((uint32_t)lo) | ZEROS8);
+	return p + 8;
 }
 
 /* printf("%*u") and ("%-*u"): v right (or left) aligned in width <= 8. */
