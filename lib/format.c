@@ -233,9 +233,13 @@ static char *put_u64(char *p, uint64_t v)
 		memcpy(p, digits2 + 2 * v, 2);
 		return p + 2;
 	}
+	/*
+	 * The length comes from ndigits(), not from the converted digits:
+	 * what follows the number is placed without waiting for them.
+	 */
 	if (v < 100000000) {
+		z = 8 - ndigits(v);
 		d = digits8((uint32_t)v);
-		z = lead0(d);
 		store8(p, (d | ZEROS8) >> (8 * z));
 		return p + 8 - z;
 	}
@@ -246,8 +250,8 @@ static char *put_u64(char *p, uint64_t v)
 		store8(p, digits8((uint32_t)(v / 100000000)) | ZEROS8);
 		p += 8;
 	} else {
+		z = 16 - ndigits(v);
 		d = digits8((uint32_t)(v / 100000000));
-		z = lead0(d);
 		store8(p, (d | ZEROS8) >> (8 * z));
 		p += 8 - z;
 	}
@@ -428,11 +432,97 @@ static char *put_pdu_dump(char *p, const unsigned char *b, size_t n)
 
 /* ------------------------------------------------------------ the line */
 
+/* v < 10^width (width <= 8) right-aligned in spaces, as store8() bytes. */
+static inline uint64_t rj_word(uint32_t v, unsigned width)
+{
+	uint64_t d, mask;
+	unsigned z;
+
+	if (v < 10)
+		return (SPACES8 & ~(0xffull << (8 * (width - 1)))) |
+		       (uint64_t)('0' + v) << (8 * (width - 1));
+	if (v < 100) {
+		uint16_t pair;
+
+		memcpy(&pair, digits2 + 2 * v, 2);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		pair = __builtin_bswap16(pair);
+#endif
+		return (SPACES8 & ~(0xffffull << (8 * (width - 2)))) |
+		       (uint64_t)pair << (8 * (width - 2));
+	}
+	if (v < 10000 && width >= 4) {
+		/* Four digits in a 32-bit word, as digits8() does eight. */
+		uint32_t x = v / 100 | (v % 100) << 16, h, d4, m4;
+
+		h = ((x * 103) >> 10) & 0x000f000fu;
+		d4 = ((x - h * 10) << 8 | h) | 0x30303030u;
+		m4 = v < 1000 ? 0xffu : 0;
+		d = (d4 & ~m4) | (0x20202020u & m4);
+		return (SPACES8 & ~(0xffffffffull << (8 * (width - 4)))) |
+		       d << (8 * (width - 4));
+	}
+	d = digits8(v);
+	z = lead0(d);
+	mask = (1ull << (8 * z)) - 1;	/* v >= 10: z <= 6 */
+	return (((d | ZEROS8) & ~mask) | (SPACES8 & mask)) >> (8 * (8 - width));
+}
+
+/* v < 1000 left-aligned in 3 spaces (and more after), as store8() bytes. */
+static inline uint64_t lj3_word(uint32_t v)
+{
+	uint64_t d;
+	unsigned z;
+
+	if (v < 10)
+		return (SPACES8 & ~0xffull) | (uint64_t)('0' + v);
+	d = digits8(v);
+	z = lead0(d);
+	return (d | ZEROS8) >> (8 * z) | SPACES8 << (8 * (8 - z));
+}
+
+/*
+ * The header when every field fits its width, as nearly always: each
+ * field at a fixed offset, so the conversions do not wait on each other's
+ * lengths.
+ */
+static char *put_header_fixed(char *p, uint32_t maj, uint32_t min,
+			      uint32_t cpu, uint32_t seqno, uint32_t sec,
+			      uint32_t ns, uint32_t pid)
+{
+	uint64_t w_maj = rj_word(maj, 3), w_min = lj3_word(min);
+	uint64_t w_cpu = rj_word(cpu, 2), w_seq = rj_word(seqno, 8);
+	uint64_t w_sec = rj_word(sec, 5), w_ns = digits8(ns % 100000000) | ZEROS8;
+	uint64_t w_pid = rj_word(pid, 5);
+
+	store8(p, w_maj);
+	p[3] = ',';
+	store8(p + 4, w_min);
+	store8(p + 8, w_cpu);
+	p[10] = ' ';
+	store8(p + 11, w_seq);
+	p[19] = ' ';
+	store8(p + 20, w_sec);
+	p[25] = '.';
+	p[26] = (char)('0' + ns / 100000000);
+	store8(p + 27, w_ns);
+	p[35] = ' ';
+	store8(p + 36, w_pid);
+	p[41] = ' ';
+	return p + 42;
+}
+
 /* "%3d,%-3d %2d %8d %5d.%09lu %5u " up to the action. */
 static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 			uint32_t seqno, uint64_t rel, uint32_t pid)
 {
 	uint32_t ns = (uint32_t)(rel % 1000000000u);
+	uint64_t sec = rel / 1000000000u;
+
+	if (!seq && BT_DEV_MAJOR(dev) < 1000 && BT_DEV_MINOR(dev) < 1000 &&
+	    cpu < 100 && seqno < 100000000 && sec < 100000 && pid < 100000)
+		return put_header_fixed(p, BT_DEV_MAJOR(dev), BT_DEV_MINOR(dev),
+					cpu, seqno, (uint32_t)sec, ns, pid);
 
 	p = put_fit(p, BT_DEV_MAJOR(dev), 3);
 	*p++ = ',';
