@@ -249,6 +249,16 @@ static char *put_u64(char *p, uint64_t v)
 		v %= 10000000000000000ull;
 		store8(p, digits8((uint32_t)(v / 100000000)) | ZEROS8);
 		p += 8;
+	} else if (v < 10000000000ull) {
+		/* 9 or 10 digits (disks up to 2^32 sectors): the top pair. */
+		uint32_t hi = (uint32_t)(v / 100000000);
+
+		if (hi < 10) {
+			*p++ = (char)('0' + hi);
+		} else {
+			memcpy(p, digits2 + 2 * hi, 2);
+			p += 2;
+		}
 	} else {
 		z = 16 - ndigits(v);
 		d = digits8((uint32_t)(v / 100000000));
