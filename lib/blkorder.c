@@ -27,6 +27,7 @@
 #define BATCH_MAX	8192		/* also cgroup messages, not counted */
 #define ARENA_MAX	(4u << 20)	/* payload bytes held for one batch */
 #define COMM_LEN	16		/* blkparse keeps 15 chars and a NUL */
+#define COMM_HOT	64		/* names cached by pid, a power of two */
 
 struct held {
 	struct bt_event ev;
@@ -60,17 +61,29 @@ struct skip {
 
 struct seq_slot {
 	uint64_t last;		/* UINT64_MAX before the first record */
-	uint32_t dev;
+	uint32_t dev, cpu;
 	struct skip *skips;
 	size_t nskips, cap;
 };
 
-/* One per device and CPU, in the order they came, indexed by (dev, cpu). */
+/*
+ * One per device and CPU, in the order they came, indexed by (dev, cpu).
+ * The records of a few CPUs alternate: hot keeps the slot (index + 1)
+ * each met last, by CPU and device, so most records skip the map.
+ */
+#define SEQ_HOT		64
+
 struct seqs {
 	struct seq_slot *slot;
 	size_t n, cap;
 	struct bt_map idx;
+	uint32_t hot[SEQ_HOT];
 };
+
+static inline size_t seq_hot(uint32_t dev, uint32_t cpu)
+{
+	return (cpu ^ dev ^ dev >> 20) & (SEQ_HOT - 1);
+}
 
 struct odev {
 	uint32_t dev;
@@ -93,6 +106,17 @@ struct bt_blkorder {
 	int have_genesis;
 	const struct bt_reader *failed;
 	struct bt_comm comm;	/* pid -> first name */
+	/*
+	 * Names by pid as met lately (pid + 1, 0: none), and the name of the
+	 * event handed out last, looked up as it goes out: a printer asks
+	 * for it once per line.  Any new name empties both (comm may move).
+	 */
+	struct hot_comm {
+		uint64_t pid;
+		const char *comm;
+	} hot_comm[COMM_HOT];
+	uint64_t out_pid;
+	const char *out_comm;
 	struct seqs seqs;
 	struct odev *devs;
 	size_t ndevs, devs_cap, last_dev;
@@ -104,13 +128,28 @@ struct bt_blkorder {
 
 const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
 {
+	if (o->out_pid == (uint64_t)pid + 1)
+		return o->out_comm;
 	return bt_comm_get(&o->comm, pid);
+}
+
+static const char *comm_hot(struct bt_blkorder *o, uint32_t pid)
+{
+	struct hot_comm *h = &o->hot_comm[(pid ^ pid >> 6) & (COMM_HOT - 1)];
+
+	if (h->pid != (uint64_t)pid + 1) {
+		h->pid = (uint64_t)pid + 1;
+		h->comm = bt_comm_get(&o->comm, pid);
+	}
+	return h->comm;
 }
 
 /* blkparse keeps the first name a pid was given, 15 bytes of it. */
 static int comm_set(struct bt_blkorder *o, uint32_t pid, const char *name,
 		    size_t n)
 {
+	memset(o->hot_comm, 0, sizeof(o->hot_comm));
+	o->out_pid = 0;
 	return bt_comm_set(&o->comm, pid, name, n < COMM_LEN - 1 ? n :
 			   COMM_LEN - 1, 1);
 }
@@ -235,11 +274,16 @@ static int batch_init(struct batch *b)
 	return b->h ? 0 : -ENOMEM;
 }
 
-static int batch_hold(struct batch *b, const struct bt_event *e, size_t dev)
+/*
+ * Keep the event read into b->h[b->n].ev (read there in place: no copy of
+ * the event), with a copy of its payload: the reader's window moves on.
+ */
+static int batch_hold(struct batch *b, size_t dev)
 {
-	struct held *h;
+	struct held *h = &b->h[b->n];
+	const struct bt_event *e = &h->ev;
 
-	if (b->cap - b->len < e->pdu_len) {
+	if (e->pdu_len && b->cap - b->len < e->pdu_len) {
 		size_t cap = b->cap ? b->cap : 65536;
 		unsigned char *a;
 
@@ -251,8 +295,7 @@ static int batch_hold(struct batch *b, const struct bt_event *e, size_t dev)
 		b->arena = a;
 		b->cap = cap;
 	}
-	h = &b->h[b->n++];
-	h->ev = *e;
+	b->n++;
 	h->pdu_off = b->len;
 	h->order = b->order++;
 	h->dev = dev;
@@ -311,17 +354,18 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
 static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			 size_t set, int *err)
 {
-	struct bt_event e;
 	size_t counted = 0, dev = set;
 	int rc, k;
 
 	*err = 0;
 	b->n = b->pos = b->len = 0;
 	while (!batch_full(b, counted)) {
+		struct bt_event *e = &b->h[b->n].ev;
+
 		if (in != SIZE_MAX)
-			rc = bt_reader_next_input(o->r, in, &e);
+			rc = bt_reader_next_input(o->r, in, e);
 		else
-			rc = o->src ? bt_reader_next(o->src, &e) : 0;
+			rc = o->src ? bt_reader_next(o->src, e) : 0;
 		if (!rc && in == SIZE_MAX && o->spool_err) {
 			rc = o->spool_err;	/* r failed after what was spooled */
 			o->spool_err = 0;
@@ -334,14 +378,14 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			*err = rc;
 			break;
 		}
-		k = take(o, &e);
+		k = take(o, e);
 		if (k > 0 && set == SIZE_MAX)
-			k = dev_of(o, e.dev, &dev) < 0 ? -ENOMEM : k;
+			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
 		/* A spooled record's offset would be the spool's: not known. */
 		if (in == SIZE_MAX && o->src != o->r)
-			e.offset = UINT64_MAX;
+			e->offset = UINT64_MAX;
 		if (k > 0)
-			k = batch_hold(b, &e, dev) < 0 ? -ENOMEM : k;
+			k = batch_hold(b, dev) < 0 ? -ENOMEM : k;
 		if (k < 0) {
 			o->failed = NULL;
 			*err = k;
@@ -395,11 +439,17 @@ static void sort_batch(struct held *h, size_t n)
  */
 static struct seq_slot *seq_slot(struct seqs *t, const struct bt_event *e)
 {
-	uint32_t i = bt_map_get(&t->idx, e->dev, e->cpu);
+	uint32_t *hot = &t->hot[seq_hot(e->dev, e->cpu)];
+	uint32_t i = *hot;
 	struct seq_slot *q;
 
-	if (i)
+	if (i && t->slot[i - 1].dev == e->dev && t->slot[i - 1].cpu == e->cpu)
 		return &t->slot[i - 1];
+	i = bt_map_get(&t->idx, e->dev, e->cpu);
+	if (i) {
+		*hot = i;
+		return &t->slot[i - 1];
+	}
 	if (bt_array_room(&t->slot, &t->cap, t->n, sizeof(*t->slot), 16) < 0 ||
 	    bt_map_put(&t->idx, e->dev, e->cpu, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
@@ -407,6 +457,8 @@ static struct seq_slot *seq_slot(struct seqs *t, const struct bt_event *e)
 	memset(q, 0, sizeof(*q));
 	q->last = UINT64_MAX;
 	q->dev = e->dev;
+	q->cpu = e->cpu;
+	*hot = (uint32_t)t->n;
 	return q;
 }
 
@@ -528,10 +580,12 @@ static int spool_rest(struct bt_blkorder *o)
 
 /* ------------------------------------------------------------ handing out */
 
-static void hand_out(const struct bt_blkorder *o, const struct held *h,
+static void hand_out(struct bt_blkorder *o, const struct held *h,
 		     struct bt_event *ev, uint64_t *rel, size_t *dev)
 {
 	*ev = h->ev;
+	o->out_comm = comm_hot(o, ev->pid);
+	o->out_pid = (uint64_t)ev->pid + 1;
 	*rel = ev->time - o->genesis;
 	/*
 	 * A cgroup message before the first event (1.2.0 does not count

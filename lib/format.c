@@ -117,72 +117,258 @@ size_t bt_format_bound(const struct bt_event *e)
 
 /* ------------------------------------------------------------ numbers */
 
+/*
+ * Decimal conversion two digits at a time from a table, and padding by
+ * fixed 8-byte stores of spaces: every width blkparse uses is at most 8,
+ * and bt_format_bound() leaves room for the stores that run past the
+ * line's end (later bytes overwrite them).
+ */
+static const char digits2[201] =
+	"00010203040506070809" "10111213141516171819"
+	"20212223242526272829" "30313233343536373839"
+	"40414243444546474849" "50515253545556575859"
+	"60616263646566676869" "70717273747576777879"
+	"80818283848586878889" "90919293949596979899";
+
+static const char spaces[9] = "        ";
+
+static const uint64_t pow10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+	10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+	100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * Digits of v: from its bit length (log10(2) ~ 1233 / 4096), then exact.
+ * v | 1 has as many digits as v (an odd number is no power of ten) and 0
+ * gets its one digit.
+ */
+static inline unsigned ndigits(uint64_t v)
+{
+	uint64_t w = v | 1;
+	unsigned t = ((64u - (unsigned)__builtin_clzll(w)) * 1233u) >> 12;
+
+	return t + (w >= pow10[t]);
+}
+
+/* The 8 digits of v < 10^8 at p, zeros leading: halves independent. */
+static inline void put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(p, digits2 + 2 * (hi / 100), 2);
+	memcpy(p + 2, digits2 + 2 * (hi % 100), 2);
+	memcpy(p + 4, digits2 + 2 * (lo / 100), 2);
+	memcpy(p + 6, digits2 + 2 * (lo % 100), 2);
+}
+
+/* The n decimal digits of v at p, last digit first, 8 at a time. */
+static inline void put_digits(char *p, uint64_t v, unsigned n)
+{
+	char *t = p + n;
+	uint32_t w;
+
+	while (v >= 100000000) {
+		t -= 8;
+		put8(t, (uint32_t)(v % 100000000));
+		v /= 100000000;
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(t - 2, digits2 + 2 * w, 2);
+	else
+		t[-1] = (char)('0' + w);
+}
+
+/*
+ * The 8 decimal digits of v < 10^8 as numbers 0-9, the most significant
+ * in the lowest byte: split into two 4-digit lanes, each into 2-digit
+ * lanes, each into digits, by multiply-shift division in all lanes at
+ * once (checked against printf for every v < 10^8).  No loop, no branch.
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t h = ((x * 10486) >> 20) & 0x0000007f0000007full;
+
+	x = (x - h * 100) << 16 | h;
+	h = ((x * 103) >> 10) & 0x000f000f000f000full;
+	return (x - h * 10) << 8 | h;
+}
+
+#define ZEROS8	0x3030303030303030ull
+#define SPACES8	0x2020202020202020ull
+
+/* Store x's bytes lowest first, as digits8() orders them. */
+static inline void store8(char *p, uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, 8);
+}
+
+/* Leading zeros of digits8(v), the last digit kept for 0. */
+static inline unsigned lead0(uint64_t d)
+{
+	return d ? (unsigned)__builtin_ctzll(d) / 8 : 7;
+}
+
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	uint64_t d, lo;
+	unsigned z;
 
-	do {
-		*--t = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		memcpy(p, digits2 + 2 * v, 2);
+		return p + 2;
+	}
+	/*
+	 * The length comes from ndigits(), not from the converted digits:
+	 * what follows the number is placed without waiting for them.
+	 */
+	if (v < 100000000) {
+		z = 8 - ndigits(v);
+		d = digits8((uint32_t)v);
+		store8(p, (d | ZEROS8) >> (8 * z));
+		return p + 8 - z;
+	}
+	/* Sectors of big disks: the two halves convert side by side. */
+	if (v >= 10000000000000000ull) {
+		p = put_u64(p, v / 10000000000000000ull);
+		v %= 10000000000000000ull;
+		store8(p, digits8((uint32_t)(v / 100000000)) | ZEROS8);
+		p += 8;
+	} else if (v < 10000000000ull) {
+		/* 9 or 10 digits (disks up to 2^32 sectors): the top pair. */
+		uint32_t hi = (uint32_t)(v / 100000000);
+
+		if (hi < 10) {
+			*p++ = (char)('0' + hi);
+		} else {
+			memcpy(p, digits2 + 2 * hi, 2);
+			p += 2;
+		}
+	} else {
+		z = 16 - ndigits(v);
+		d = digits8((uint32_t)(v / 100000000));
+		store8(p, (d | ZEROS8) >> (8 * z));
+		p += 8 - z;
+	}
+	lo = v % 100000000;
+	store8(p, digits8((uint32_t)lo) | ZEROS8);
+	return p + 8;
 }
 
-/* printf("%*u") and ("%-*u"): v right (or left) aligned in width. */
+/* printf("%*u") and ("%-*u"): v right (or left) aligned in width <= 8. */
 static char *put_u64_w(char *p, uint64_t v, int width, int left)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	int n;
+	unsigned n;
 
-	do {
-		*--t = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = (int)(tmp + sizeof(tmp) - t);
-	if (!left)
-		for (; n < width; width--)
-			*p++ = ' ';
-	memcpy(p, t, (size_t)n);
-	p += n;
-	if (left)
-		for (; n < width; n++)
-			*p++ = ' ';
-	return p;
-}
+	if (left && v < 10 && width > 1) {
+		memcpy(p, spaces, 8);
+		*p = (char)('0' + v);
+		return p + width;
+	}
+	if (left && v < 100000000) {
+		uint64_t d = digits8((uint32_t)v);
+		unsigned z = lead0(d);
 
-/* printf("%*d"): a signed int right aligned in width. */
-static char *put_int_w(char *p, int v, int width)
-{
-	char tmp[12];
-	char *t = tmp + sizeof(tmp);
-	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-	int n;
+		/* The digits first, then spaces in the bytes they leave. */
+		n = 8 - z;
+		d = (d | ZEROS8) >> (8 * z);
+		if (n < 8)
+			d |= SPACES8 << (8 * n);
+		store8(p, d);
+		return p + (n > (unsigned)width ? n : (unsigned)width);
+	}
+	n = ndigits(v);
 
-	do {
-		*--t = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--t = '-';
-	n = (int)(tmp + sizeof(tmp) - t);
-	for (; n < width; width--)
-		*p++ = ' ';
-	memcpy(p, t, (size_t)n);
+	if (left) {
+		put_digits(p, v, n);
+		if (n < (unsigned)width) {
+			memcpy(p + n, spaces, 8);
+			return p + width;
+		}
+		return p + n;
+	}
+	if (n < (unsigned)width) {
+		memcpy(p, spaces, 8);
+		p += (unsigned)width - n;
+	}
+	put_digits(p, v, n);
 	return p + n;
 }
 
-/* printf("%*s"). */
+/* printf("%*d"): a signed int right aligned in width <= 8. */
+static char *put_int_w(char *p, int v, int width)
+{
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	unsigned n = ndigits(u) + (v < 0);
+
+	if (n < (unsigned)width) {
+		memcpy(p, spaces, 8);
+		p += (unsigned)width - n;
+	}
+	if (v < 0)
+		*p = '-';
+	put_digits(p + (v < 0), u, n - (v < 0));
+	return p + n;
+}
+
+/* printf("%*u") of a field (width <= 8) that mostly fits. */
+static inline char *put_fit(char *p, uint32_t v, unsigned width)
+{
+	uint64_t d, a, mask;
+	unsigned z;
+
+	if (v >= pow10[width])
+		return put_u64_w(p, v, (int)width, 0);
+	if (v < 100) {
+		memcpy(p, spaces, 8);
+		if (v < 10)
+			p[width - 1] = (char)('0' + v);
+		else
+			memcpy(p + width - 2, digits2 + 2 * v, 2);
+		return p + width;
+	}
+	d = digits8(v);
+	z = lead0(d);
+	/* Leading zeros become spaces; the bytes before the field go. */
+	mask = z ? (1ull << (8 * z)) - 1 : 0;
+	a = ((d | ZEROS8) & ~mask) | (SPACES8 & mask);
+	store8(p, a >> (8 * (8 - width)));
+	return p + width;
+}
+
+/* printf("%*d") of a field that mostly fits. */
+static inline char *put_fit_int(char *p, int v, unsigned width)
+{
+	return v >= 0 ? put_fit(p, (uint32_t)v, width) : put_int_w(p, v, (int)width);
+}
+
+/* printf("%*s"), width <= 8, for the short strings of a line. */
 static char *put_str_w(char *p, const char *s, int width)
 {
-	size_t n = strlen(s);
+	size_t n = 0;
 
-	for (; (int)n < width; width--)
-		*p++ = ' ';
+	while (s[n])
+		n++;
+
+	if (n < (size_t)width) {
+		memcpy(p, spaces, 8);
+		p += (size_t)width - n;
+	}
 	memcpy(p, s, n);
 	return p + n;
 }
@@ -256,32 +442,136 @@ static char *put_pdu_dump(char *p, const unsigned char *b, size_t n)
 
 /* ------------------------------------------------------------ the line */
 
+/* v < 10^width (width <= 8) right-aligned in spaces, as store8() bytes. */
+static inline uint64_t rj_word(uint32_t v, unsigned width)
+{
+	uint64_t d, mask;
+	unsigned z;
+
+	if (v < 10)
+		return (SPACES8 & ~(0xffull << (8 * (width - 1)))) |
+		       (uint64_t)('0' + v) << (8 * (width - 1));
+	if (v < 100) {
+		uint16_t pair;
+
+		memcpy(&pair, digits2 + 2 * v, 2);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		pair = __builtin_bswap16(pair);
+#endif
+		return (SPACES8 & ~(0xffffull << (8 * (width - 2)))) |
+		       (uint64_t)pair << (8 * (width - 2));
+	}
+	if (v < 10000 && width >= 4) {
+		/* Four digits in a 32-bit word, as digits8() does eight. */
+		uint32_t x = v / 100 | (v % 100) << 16, h, d4, m4;
+
+		h = ((x * 103) >> 10) & 0x000f000fu;
+		d4 = ((x - h * 10) << 8 | h) | 0x30303030u;
+		m4 = v < 1000 ? 0xffu : 0;
+		d = (d4 & ~m4) | (0x20202020u & m4);
+		return (SPACES8 & ~(0xffffffffull << (8 * (width - 4)))) |
+		       d << (8 * (width - 4));
+	}
+	d = digits8(v);
+	z = lead0(d);
+	mask = (1ull << (8 * z)) - 1;	/* v >= 10: z <= 6 */
+	return (((d | ZEROS8) & ~mask) | (SPACES8 & mask)) >> (8 * (8 - width));
+}
+
+/* v < 1000 left-aligned in 3 spaces (and more after), as store8() bytes. */
+static inline uint64_t lj3_word(uint32_t v)
+{
+	uint64_t d;
+	unsigned z;
+
+	if (v < 10)
+		return (SPACES8 & ~0xffull) | (uint64_t)('0' + v);
+	d = digits8(v);
+	z = lead0(d);
+	return (d | ZEROS8) >> (8 * z) | SPACES8 << (8 * (8 - z));
+}
+
+/*
+ * The header when every field fits its width, as nearly always: each
+ * field at a fixed offset, so the conversions do not wait on each other's
+ * lengths.
+ */
+static char *put_header_fixed(char *p, uint32_t maj, uint32_t min,
+			      uint32_t cpu, uint32_t seqno, uint32_t sec,
+			      uint32_t ns, uint32_t pid)
+{
+	uint64_t w_maj = rj_word(maj, 3), w_min = lj3_word(min);
+	uint64_t w_cpu = rj_word(cpu, 2), w_seq = rj_word(seqno, 8);
+	uint64_t w_sec = rj_word(sec, 5), w_ns = digits8(ns % 100000000) | ZEROS8;
+	uint64_t w_pid = rj_word(pid, 5);
+
+	store8(p, w_maj);
+	p[3] = ',';
+	store8(p + 4, w_min);
+	store8(p + 8, w_cpu);
+	p[10] = ' ';
+	store8(p + 11, w_seq);
+	p[19] = ' ';
+	store8(p + 20, w_sec);
+	p[25] = '.';
+	p[26] = (char)('0' + ns / 100000000);
+	store8(p + 27, w_ns);
+	p[35] = ' ';
+	store8(p + 36, w_pid);
+	p[41] = ' ';
+	return p + 42;
+}
+
 /* "%3d,%-3d %2d %8d %5d.%09lu %5u " up to the action. */
 static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 			uint32_t seqno, uint64_t rel, uint32_t pid)
 {
 	uint32_t ns = (uint32_t)(rel % 1000000000u);
+	uint64_t sec = rel / 1000000000u;
 
-	p = put_int_w(p, (int)BT_DEV_MAJOR(dev), 3);
+	if (!seq && BT_DEV_MAJOR(dev) < 1000 && BT_DEV_MINOR(dev) < 1000 &&
+	    cpu < 100 && seqno < 100000000 && sec < 100000 && pid < 100000)
+		return put_header_fixed(p, BT_DEV_MAJOR(dev), BT_DEV_MINOR(dev),
+					cpu, seqno, (uint32_t)sec, ns, pid);
+
+	p = put_fit(p, BT_DEV_MAJOR(dev), 3);
 	*p++ = ',';
 	p = put_u64_w(p, BT_DEV_MINOR(dev), 3, 1);
 	*p++ = ' ';
-	p = put_int_w(p, (int)cpu, 2);
+	p = put_fit_int(p, (int)cpu, 2);
 	*p++ = ' ';
 	if (seq)
 		p = put_str_w(p, seq, 8);
 	else
-		p = put_int_w(p, (int)seqno, 8);
+		p = put_fit_int(p, (int)seqno, 8);
 	*p++ = ' ';
-	p = put_int_w(p, (int)(rel / 1000000000u), 5);
+	p = put_fit_int(p, (int)(rel / 1000000000u), 5);
 	*p++ = '.';
-	for (int i = 9; i > 0; i--, ns /= 10)
-		p[i - 1] = (char)('0' + ns % 10);
+	*p = (char)('0' + ns / 100000000);
+	store8(p + 1, digits8(ns % 100000000) | ZEROS8);
 	p += 9;
 	*p++ = ' ';
-	p = put_u64_w(p, pid, 5, 0);
+	p = put_fit(p, pid, 5);
 	*p++ = ' ';
 	return p;
+}
+
+/* "%3s " of the rwbs string (a few bytes: no strlen call, fixed copy). */
+static char *put_rwbs(char *p, const struct bt_event *e)
+{
+	char s[16] = { 0 };
+	size_t n = 0;
+
+	bt_event_rwbs(e, s);
+	while (s[n] && n < BT_RWBS_LEN)
+		n++;
+	if (n < 3) {
+		memcpy(p, spaces, 8);
+		p += 3 - n;
+	}
+	memcpy(p, s, sizeof(s));
+	p[n] = ' ';
+	return p + n + 1;
 }
 
 /* A task name is at most 16 bytes (TASK_COMM_LEN): the bound relies on it. */
@@ -291,9 +581,10 @@ static char *put_comm(char *p, const char *comm)
 
 	if (!comm)
 		comm = "(null)";
-	n = strnlen(comm, 16);
 	*p++ = '[';
-	memcpy(p, comm, n);
+	/* Names are short: a byte loop beats strnlen and memcpy calls. */
+	for (n = 0; n < 16 && comm[n]; n++)
+		p[n] = comm[n];
 	p += n;
 	*p++ = ']';
 	return p;
@@ -339,7 +630,6 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 	struct bt_remap r;
 	uint32_t dev = e->dev;
 	int pc = (e->category & BT_TC_PC) != 0;
-	char rwbs[BT_RWBS_LEN];
 	char *p = buf;
 
 	if (sh == SH_NONE || sh == SH_BAD)
@@ -354,10 +644,12 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		dev = r.dev_to;
 	}
 	p = put_header(p, dev, e->cpu, NULL, e->sequence, rel, e->pid);
-	p = put_str_w(p, a->letters, 2);
-	*p++ = ' ';
-	p = put_str_w(p, bt_event_rwbs(e, rwbs), 3);
-	*p++ = ' ';
+	/* "%2s ": one letter or two. */
+	p[0] = a->letters[1] ? a->letters[0] : ' ';
+	p[1] = a->letters[1] ? a->letters[1] : a->letters[0];
+	p[2] = ' ';
+	p += 3;
+	p = put_rwbs(p, e);
 
 	switch (sh) {
 	case SH_DONE:

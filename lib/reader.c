@@ -286,6 +286,56 @@ decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
 }
 
 /*
+ * What every record gets once its header is decoded at p (past any
+ * prefix) and its total bytes from start are in the window.
+ */
+static inline __attribute__((always_inline)) int
+finish(struct bt_reader *r, struct input *in, const unsigned char *p,
+       size_t start, size_t hdr, size_t total, uint32_t ver)
+{
+	struct bt_event *e = &in->ev;
+
+	e->time += in->shift;
+	e->version = (uint8_t)ver;
+	e->offset = in->base + start;
+	e->input = in->index;
+	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
+	e->has_cgroup = 0;
+	e->cgroup = 0;
+	if (e->action & BT_A_CGROUP) {
+		e->action &= ~BT_A_CGROUP;
+		if (e->pdu_len >= 8) {
+			e->cgroup = bt_ld64(e->pdu, in->swap);
+			e->has_cgroup = 1;
+			e->pdu_len -= 8;
+			e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
+		}
+	}
+	in->pos = start + total;
+	r->st.bytes += total;
+	if (e->category & BT_TC_NOTIFY) {
+		if (e->action == BT_N_PROCESS && e->pdu_len)
+			/* Full (COMM_MAX_PIDS): later pids go unnamed. */
+			(void)bt_comm_set(&r->comm, e->pid,
+					  (const char *)e->pdu, e->pdu_len, 0);
+		else if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
+			 in->swap) {
+			uint32_t sec = bt_ld32(e->pdu, 1);
+			uint32_t nsec = bt_ld32(e->pdu + 4, 1);
+
+			memcpy(in->scratch, &sec, 4);
+			memcpy(in->scratch + 4, &nsec, 4);
+			e->pdu = in->scratch;
+			e->pdu_len = 8;
+		}
+	}
+	return 1;
+}
+
+static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
+			int wide);
+
+/*
  * Read the input's next record into in->ev.  1: a record, 0: the end of
  * the input, < 0: error (recorded in r).
  */
@@ -373,41 +423,9 @@ static int advance(struct bt_reader *r, struct input *in)
 		}
 		p = in->data + start + in->ctx;
 	}
-	e->time += in->shift;
-	e->version = (uint8_t)ver;
-	e->offset = in->base + start;
-	e->input = in->index;
-	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
-	e->has_cgroup = 0;
-	e->cgroup = 0;
-	if (e->action & BT_A_CGROUP) {
-		e->action &= ~BT_A_CGROUP;
-		if (e->pdu_len >= 8) {
-			e->cgroup = bt_ld64(e->pdu, in->swap);
-			e->has_cgroup = 1;
-			e->pdu_len -= 8;
-			e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
-		}
-	}
-	in->pos = start + total;
-	r->st.bytes += total;
-	if (e->category & BT_TC_NOTIFY) {
-		if (e->action == BT_N_PROCESS && e->pdu_len)
-			/* Full (COMM_MAX_PIDS): later pids go unnamed. */
-			(void)bt_comm_set(&r->comm, e->pid,
-					  (const char *)e->pdu, e->pdu_len, 0);
-		else if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
-			 in->swap) {
-			uint32_t sec = bt_ld32(e->pdu, 1);
-			uint32_t nsec = bt_ld32(e->pdu + 4, 1);
-
-			memcpy(in->scratch, &sec, 4);
-			memcpy(in->scratch + 4, &nsec, 4);
-			e->pdu = in->scratch;
-			e->pdu_len = 8;
-		}
-	}
-	return 1;
+	if (!in->step)
+		choose_step(in, p, ver, wide);
+	return finish(r, in, p, start, hdr, total, ver);
 
 truncated:
 	if (in->gz_trunc)
@@ -415,6 +433,70 @@ truncated:
 			    "truncated gzip data");
 	return bt_reader_fail(r, in, in->base + start, -ENODATA,
 		    "truncated record: %zu bytes", (size_t)avail);
+}
+
+/*
+ * The input's records as its first one was: one layout and byte order,
+ * decided once per input, with the magic compared as raw bytes.  Anything
+ * else (a partial record at the window's end, another version, damage)
+ * takes advance(), which decides record by record and reports errors.
+ */
+static inline __attribute__((always_inline)) int
+step_as(struct bt_reader *r, struct input *in, int swap, int wide)
+{
+	size_t start = in->pos, avail = in->end - start;
+	size_t hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7), total;
+	const unsigned char *p = in->data + start + in->ctx;
+	uint32_t m;
+
+	if (avail < hdr)
+		return advance(r, in);
+	memcpy(&m, p, 4);
+	if (m != in->magic_raw)
+		return advance(r, in);
+	decode(&in->ev, p, swap, wide);
+	total = hdr + in->ev.pdu_len;
+	if (avail < total)
+		return advance(r, in);
+	return finish(r, in, p, start, hdr, total, in->magic_ver);
+}
+
+static int step_v7(struct bt_reader *r, struct input *in)
+{
+	return step_as(r, in, 0, 0);
+}
+
+static int step_v7_swap(struct bt_reader *r, struct input *in)
+{
+	return step_as(r, in, 1, 0);
+}
+
+static int step_wide(struct bt_reader *r, struct input *in)
+{
+	return step_as(r, in, 0, 1);
+}
+
+static int step_wide_swap(struct bt_reader *r, struct input *in)
+{
+	return step_as(r, in, 1, 1);
+}
+
+static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
+			int wide)
+{
+	static int (*const steps[2][2])(struct bt_reader *, struct input *) = {
+		{ step_v7, step_wide }, { step_v7_swap, step_wide_swap },
+	};
+
+	memcpy(&in->magic_raw, p, 4);
+	in->magic_ver = ver;
+	in->step = steps[in->swap][wide];
+}
+
+/* The next record of the input: 1, 0 at its end, < 0 on error. */
+static inline int next_record(struct bt_reader *r, struct input *in)
+{
+	return in->step ? in->step(r, in) : advance(r, in);
 }
 
 /* --------------------------------------------------------- pid -> comm */
@@ -498,6 +580,26 @@ static struct seq_slot *seq_find(struct bt_reader *r, uint16_t rec,
 	return s;
 }
 
+/* seq_find() through the cache of recently used slots. */
+static inline struct seq_slot *seq_get(struct bt_reader *r, uint16_t rec,
+				       uint32_t dev, uint32_t cpu)
+{
+	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
+	uint16_t *hot = &r->seq_hot[(cpu ^ dev ^ dev >> 20 ^ rec * 7u) &
+				    (SEQ_HOT - 1)];
+	struct seq_slot *s;
+
+	if (*hot) {
+		s = &r->seq[*hot - 1];
+		if (s->key == key && s->rec == rec)
+			return s;
+	}
+	s = seq_find(r, rec, dev, cpu, 1);
+	if (s)
+		*hot = (uint16_t)(s - r->seq + 1);
+	return s;
+}
+
 static void first_dup(struct bt_reader *r, const struct bt_event *e,
 		      const struct where *orig)
 {
@@ -535,16 +637,10 @@ static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
 static int event_is_duplicate(struct bt_reader *r, struct input *in,
 			      const struct bt_event *e)
 {
-	struct seq_slot *s = r->seq_hot;
+	struct seq_slot *s = seq_get(r, in->rec, e->dev, e->cpu);
 
-	/* Runs of one device and CPU are the rule: skip the hash then. */
-	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
-	    s->rec != in->rec) {
-		s = seq_find(r, in->rec, e->dev, e->cpu, 1);
-		if (!s)
-			return 0;
-		r->seq_hot = s;
-	}
+	if (!s)
+		return 0;
 	if (!s->last || e->sequence > s->last) {
 		if (s->last && e->sequence != s->last + 1 && !s->replay &&
 		    !r->gap1.at.valid) {
@@ -648,7 +744,7 @@ static void win_insert(struct bt_reader *r, uint64_t fp,
 static int unsequenced_is_duplicate(struct bt_reader *r, struct input *in,
 				    const struct bt_event *e)
 {
-	struct seq_slot *s = r->seq_hot;
+	struct seq_slot *s;
 	const uint64_t *w;
 	uint64_t fp;
 
@@ -662,12 +758,7 @@ static int unsequenced_is_duplicate(struct bt_reader *r, struct input *in,
 			return -ENOMEM;
 		}
 	}
-	if (!s || s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
-	    s->rec != in->rec) {
-		s = seq_find(r, in->rec, e->dev, e->cpu, 1);
-		if (s)
-			r->seq_hot = s;
-	}
+	s = seq_get(r, in->rec, e->dev, e->cpu);
 	/* Records of separate recordings are never copies of each other. */
 	fp = fingerprint(e) ^ (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
 	fp += !fp;
@@ -1057,7 +1148,7 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		r->st.events++;
 		return 1;
 advance:
-		rc = advance(r, in);
+		rc = next_record(r, in);
 		if (rc < 0)
 			return rc;
 		if (!rc)
@@ -1089,7 +1180,7 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 	if (in->dead)
 		return in->dead;
 	for (;;) {
-		rc = advance(r, in);
+		rc = next_record(r, in);
 		if (rc <= 0) {
 			in->dead = rc;	/* the end, or the error, stays */
 			return rc;

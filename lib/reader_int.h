@@ -29,6 +29,7 @@ _Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
 #define COMM_MAX_PIDS	65536u		/* named pids kept: memory stays bounded */
 #define SEQ_MAX		768u		/* (dev, cpu) pairs whose sequences are kept */
+#define SEQ_HOT		64u		/* their cache, a power of two */
 
 struct input {
 	char *name;
@@ -69,6 +70,12 @@ struct input {
 	uint64_t newest;	/* read input by input: latest event time */
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
+	/*
+	 * Reads the next record as the first one was laid out (magic_raw:
+	 * its magic as stored, of version magic_ver); NULL before it.
+	 */
+	int (*step)(struct bt_reader *r, struct input *in);
+	uint32_t magic_raw, magic_ver;
 };
 
 /*
@@ -139,7 +146,12 @@ struct bt_reader {
 	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */
 	struct bt_map seq_idx;		/* (key, rec) -> seq index + 1 */
-	struct seq_slot *seq_hot;	/* the slot used last */
+	/*
+	 * The slot (index + 1) each (device, CPU) used last, direct-mapped:
+	 * the records of a few CPUs interleave, and most find theirs here
+	 * without the map.
+	 */
+	uint16_t seq_hot[SEQ_HOT];
 	size_t seq_used;
 	uint64_t *win;		/* 2 * WIN_SLOTS fingerprints (0: free), at first use */
 	uint64_t *win_at;	/* beside each: offset << 16 | input */

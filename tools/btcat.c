@@ -53,9 +53,10 @@ static void out_flush(struct cat *c)
 	c->out_len = 0;
 }
 
-static void print_text(struct cat *c, const struct bt_event *e, uint64_t rel)
+/* e's line, if blkparse prints one: its length, 0 for none. */
+static size_t print_text(struct cat *c, const struct bt_event *e, uint64_t rel)
 {
-	size_t need = bt_format_bound(e);
+	size_t need = bt_format_bound(e), n;
 
 	if (OUT_SIZE - c->out_len < need)
 		out_flush(c);
@@ -64,17 +65,19 @@ static void print_text(struct cat *c, const struct bt_event *e, uint64_t rel)
 
 		if (!big)
 			die_nomem(c);
-		size_t n = bt_format_line(big, e, rel, bt_blkorder_comm(c->ord, e->pid),
-					  c->fmt_flags);
+		n = bt_format_line(big, e, rel, bt_blkorder_comm(c->ord, e->pid),
+				   c->fmt_flags);
 		if (fwrite(big, 1, n, stdout) != n)
 			c->write_err = 1;
 		free(big);
-		return;
+		return n;
 	}
-	c->out_len += bt_format_line(c->out + c->out_len, e, rel,
-				     bt_blkorder_comm(c->ord, e->pid), c->fmt_flags);
+	n = bt_format_line(c->out + c->out_len, e, rel,
+			   bt_blkorder_comm(c->ord, e->pid), c->fmt_flags);
+	c->out_len += n;
 	if (c->o.line_buffered)
 		out_flush(c);
+	return n;
 }
 
 static void print_csv(struct cat *c, const struct bt_event *e, uint64_t rel)
@@ -120,23 +123,36 @@ static void sum_event(struct cat *c, size_t dev, const struct bt_event *e,
 		die_nomem(c);
 }
 
+/* A record without a line: count those blkparse complains about. */
+static void no_line(struct cat *c, const struct bt_event *e, int kind)
+{
+	if (kind < 0 && !c->skipped++) {
+		c->skip_off = e->offset;
+		c->skip_in = e->input;
+	}
+}
+
 static void print_event(struct cat *c, const struct bt_event *e,
 			uint64_t rel, size_t dev)
 {
 	const struct bt_opts *o = &c->o;
-	int kind = bt_format_kind(e, c->fmt_flags);
+	int kind;
 
 	if ((o->has_dev && e->dev != o->dev) ||
 	    (o->has_pid && e->pid != o->pid) ||
 	    (o->has_window && (rel < o->win_start || rel >= o->win_end)))
 		return;
+	/* Plain text: the line says whether there is one. */
+	if (!c->sum && !c->table) {
+		if (!print_text(c, e, rel))
+			no_line(c, e, bt_format_kind(e, c->fmt_flags));
+		return;
+	}
+	kind = bt_format_kind(e, c->fmt_flags);
 	if (c->sum)
 		sum_event(c, dev, e, rel, 0);
 	if (kind <= 0) {
-		if (kind < 0 && !c->skipped++) {
-			c->skip_off = e->offset;
-			c->skip_in = e->input;
-		}
+		no_line(c, e, kind);
 		return;
 	}
 	if (c->table)

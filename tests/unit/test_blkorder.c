@@ -141,6 +141,70 @@ static void test_blkorder_first_note_names_earlier_events(void **state)
 	tb_free(&t);
 }
 
+/* A name given after an event was handed out is the one asked for next. */
+static void test_blkorder_name_given_after_hand_out(void **state)
+{
+	struct bt_event e = tb_ev(10, 1, Q_READ, 4096), got;
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct tb t;
+	uint64_t rel;
+	size_t dev;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	e.pid = 77;
+	tb_add(&t, &e);
+	o = order_mem(&r, &t);
+	assert_int_equal(bt_blkorder_next(o, &got, &rel, &dev), 1);
+	assert_null(bt_blkorder_comm(o, 77));
+	assert_int_equal(bt_blkorder_name(o, 77, "unknown"), 0);
+	assert_string_equal(bt_blkorder_comm(o, 77), "unknown");
+	assert_int_equal(bt_blkorder_next(o, &got, &rel, &dev), 0);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
+/*
+ * CPUs by the hundred, their records interleaved: each keeps its own
+ * sequence (more CPUs than the slots found without the map), and the
+ * one gap among them is the only one counted.
+ */
+static void test_blkorder_sequences_of_many_cpus(void **state)
+{
+	struct bt_blkorder_dev d;
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct bt_event e, got;
+	struct tb t;
+	uint64_t rel, time = 0;
+	size_t dev, n = 0;
+	int rc;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (uint32_t round = 1; round <= 20; round++)
+		for (uint32_t cpu = 0; cpu < 300; cpu++) {
+			/* cpu 130 skips its sequence 7 */
+			if (cpu == 130 && round == 7)
+				continue;
+			e = on_cpu(++time, round, cpu, 4096);
+			tb_add(&t, &e);
+		}
+	o = order_mem(&r, &t);
+	while ((rc = bt_blkorder_next(o, &got, &rel, &dev)) > 0)
+		n++;
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 20 * 300 - 1);
+	bt_blkorder_dev(o, 0, &d);
+	assert_int_equal(d.gaps, 1);
+	assert_int_equal(d.missing, 1);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
 static void test_blkorder_sequence_gap_is_a_skip(void **state)
 {
 	struct bt_event e[4];
@@ -285,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_blkorder_batch_by_time_device_sequence),
 		cmocka_unit_test(test_blkorder_first_note_names_earlier_events),
 		cmocka_unit_test(test_blkorder_sequence_gap_is_a_skip),
+		cmocka_unit_test(test_blkorder_name_given_after_hand_out),
+		cmocka_unit_test(test_blkorder_sequences_of_many_cpus),
 		cmocka_unit_test(test_blkorder_merge_keeps_served_input_first),
 		cmocka_unit_test(test_blkorder_merge_reads_inputs_once),
 	};

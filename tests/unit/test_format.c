@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -329,6 +330,54 @@ static void test_format_wide_fields_and_wrapped_time(void **state)
 	      "  8,16   0        1 1266874889.709551615     1  D   W [(null)]\n");
 }
 
+/*
+ * Every number of a line at the edges of its width and of the digit
+ * conversion (one, two and eight digits at a time, 10^8 and 10^16
+ * splits), against printf with blkparse's own format strings.
+ */
+static void test_format_numbers_match_printf(void **state)
+{
+	static const uint64_t edges[] = {
+		0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000,
+		9999999, 10000000, 99999999, 100000000, 999999999,
+		1000000000, 4294967295ull, 4294969344ull, 9999999999ull,
+		10000000000ull, 9999999999999999ull, 10000000000000000ull,
+		UINT64_MAX,
+	};
+	const size_t n = sizeof(edges) / sizeof(edges[0]);
+	char want[320];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			uint64_t a = edges[i], b = edges[(i + j) % n];
+			uint32_t maj = (uint32_t)(a % 4096), min = (uint32_t)(b % 1048576);
+			uint32_t cpu = (uint32_t)b, seq = (uint32_t)a;
+			uint32_t pid = (uint32_t)(b >> (j % 33));
+			uint32_t bytes = (uint32_t)(a << 9);
+			uint64_t rel = a * 7 + b;
+			struct bt_event e = ev(BT_A_QUEUE, BT_TC_READ, cpu, seq,
+					       pid, b, bytes);
+
+			e.dev = BT_DEV_MAKE(maj, min);
+			if (bytes >> 9)
+				snprintf(want, sizeof(want),
+					 "%3d,%-3d %2d %8d %5d.%09lu %5u  Q   R %llu + %u [x]\n",
+					 (int)maj, (int)min, (int)cpu, (int)seq,
+					 (int)(rel / 1000000000),
+					 (unsigned long)(rel % 1000000000), pid,
+					 (unsigned long long)b, bytes >> 9);
+			else
+				snprintf(want, sizeof(want),
+					 "%3d,%-3d %2d %8d %5d.%09lu %5u  Q   N [x]\n",
+					 (int)maj, (int)min, (int)cpu, (int)seq,
+					 (int)(rel / 1000000000),
+					 (unsigned long)(rel % 1000000000), pid);
+			check(&e, rel, "x", 0, want);
+		}
+	}
+}
+
 static void test_format_skips_what_blkparse_skips(void **state)
 {
 	struct bt_event e = ev(BT_A_ABORT, BT_TC_READ, 0, 1, 1, 0, 0);
@@ -435,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_format_messages_print_pid_zero),
 		cmocka_unit_test(test_format_cgroup_records_follow_1_3),
 		cmocka_unit_test(test_format_wide_fields_and_wrapped_time),
+		cmocka_unit_test(test_format_numbers_match_printf),
 		cmocka_unit_test(test_format_skips_what_blkparse_skips),
 		cmocka_unit_test(test_format_flush_and_fua_rwbs),
 		cmocka_unit_test(test_format_detail_for_csv),

@@ -618,6 +618,48 @@ static void test_reader_drops_duplicates(void **state)
 }
 
 /*
+ * Hundreds of CPUs with their records interleaved, more than the slots
+ * found without the map: each CPU keeps its own sequence, one gap is
+ * counted once, and a second copy of the whole trace in the same stream
+ * is dropped record for record.
+ */
+static void test_reader_sequences_of_many_cpus(void **state)
+{
+	struct tb t, twice;
+	struct bt_event e;
+	struct bt_reader *r;
+	struct bt_reader_stats st;
+	uint64_t time = 0;
+	int n = 0;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (uint32_t round = 1; round <= 20; round++)
+		for (uint32_t cpu = 0; cpu < 300; cpu++) {
+			if (cpu == 200 && round == 9)
+				continue;	/* cpu 200 misses sequence 9 */
+			e = tb_ev(++time, round, BT_A_QUEUE, BT_TC_READ, 512);
+			e.cpu = cpu;
+			tb_add(&t, &e);
+		}
+	tb_init(&twice, 0, 0);
+	tb_append(&twice, t.buf, t.len);
+	tb_append(&twice, t.buf, t.len);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, twice.buf, twice.len, "x2"), 0);
+	while (bt_reader_next(r, &e) == 1)
+		n++;
+	assert_int_equal(n, 20 * 300 - 1);
+	bt_reader_get_stats(r, &st);
+	assert_int_equal(st.duplicates, 20 * 300 - 1);
+	assert_int_equal(st.gaps, 1);
+	assert_int_equal(st.missing, 1);
+	bt_reader_free(r);
+	tb_free(&t);
+	tb_free(&twice);
+}
+
+/*
  * A trace with scheduler messages given four times in one stream: the
  * messages of the copies go with their events.  A message after time
  * went back with fresh sequences (a clock jump, not a copy) stays.
@@ -1057,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_reader_comm_many_pids),
 		cmocka_unit_test(test_reader_merges_by_time),
 		cmocka_unit_test(test_reader_drops_duplicates),
+		cmocka_unit_test(test_reader_sequences_of_many_cpus),
 		cmocka_unit_test(test_reader_drops_duplicated_notes),
 		cmocka_unit_test(test_reader_sequence_zero_duplicates),
 		cmocka_unit_test(test_reader_dump_x4_keeps_every_message),

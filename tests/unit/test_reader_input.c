@@ -970,10 +970,74 @@ static void test_reader_fuzz_corpus_replays(void **state)
 	assert_true(pinned > 0);
 }
 
+/*
+ * The reader decides an input's layout and byte order at its first record
+ * and reads the rest that way; a record of the other version (v8 among
+ * v7, v7 among v8) is still decoded in its own layout, in memory and
+ * through a descriptor whose window boundaries cut records anywhere.
+ */
+static void test_reader_version_changes_within_an_input(void **state)
+{
+	static const unsigned first[] = { 0, BT_ENC_V8 };
+	const uint32_t n = 30000;
+
+	(void)state;
+	for (unsigned swap = 0; swap < 2; swap++) {
+		for (unsigned f = 0; f < 2; f++) {
+			unsigned base = first[f] | (swap ? BT_ENC_SWAP : 0);
+			struct bt_reader *r;
+			struct bt_event e;
+			struct tb t;
+			int fd;
+
+			tb_init(&t, base, 0);
+			for (uint32_t i = 0; i < n; i++) {
+				struct bt_event w = tb_ev(1000 + i, i + 1, BT_A_QUEUE,
+							  BT_TC_QUEUE | BT_TC_WRITE,
+							  4096);
+
+				w.pdu_len = (uint16_t)(i % 5);
+				w.pdu = pattern;
+				t.flags = base ^ (i % 7 == 3 ? BT_ENC_V8 : 0);
+				tb_add(&t, &w);
+			}
+			for (int src = 0; src < 2; src++) {
+				fd = -1;
+				assert_int_equal(bt_reader_new(&r), 0);
+				if (src) {
+					fd = mem_fd(t.buf, t.len);
+					assert_int_equal(bt_reader_add_fd(r, fd, "fd"), 0);
+				} else {
+					assert_int_equal(bt_reader_add_mem(r, t.buf, t.len,
+									   "mem"), 0);
+				}
+				for (uint32_t i = 0; i < n; i++) {
+					int v8 = (first[f] != 0) ^ (i % 7 == 3);
+
+					assert_int_equal(bt_reader_next(r, &e), 1);
+					assert_int_equal(e.sequence, i + 1);
+					assert_int_equal(e.time, 1000 + i);
+					assert_int_equal(e.sector, 2048 + 1000 + i);
+					assert_int_equal(e.bytes, 4096);
+					assert_int_equal(e.pid, 1234);
+					assert_int_equal(e.pdu_len, i % 5);
+					assert_int_equal(e.version, v8 ? BT_VERSION_8 : BT_VERSION_7);
+				}
+				assert_int_equal(bt_reader_next(r, &e), 0);
+				bt_reader_free(r);
+				if (fd >= 0)
+					close(fd);
+			}
+			tb_free(&t);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_file_missing_and_empty),
+		cmocka_unit_test(test_reader_version_changes_within_an_input),
 		cmocka_unit_test(test_reader_empty_trace),
 		cmocka_unit_test(test_reader_per_cpu_set),
 		cmocka_unit_test(test_reader_per_cpu_set_gzip_members),
