@@ -622,6 +622,18 @@ static char *put_message(char *p, const struct bt_event *e, uint64_t rel)
 	return p;
 }
 
+/* A remap's origin as blkparse prints it: "<- (MAJ,MIN) SECTOR". */
+static char *put_remap_from(char *p, const struct bt_remap *r)
+{
+	memcpy(p, "<- (", 4);
+	p = put_int_w(p + 4, (int)BT_DEV_MAJOR(r->dev_from), 0);
+	*p++ = ',';
+	p = put_int_w(p, (int)BT_DEV_MINOR(r->dev_from), 0);
+	*p++ = ')';
+	*p++ = ' ';
+	return put_u64(p, r->sector_from);
+}
+
 size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		      const char *comm, unsigned flags)
 {
@@ -700,14 +712,7 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		break;
 	case SH_REMAP:
 		/* Always "+ N" here, even for 0 bytes. */
-		p = put_range(p, e);
-		memcpy(p, "<- (", 4);
-		p = put_int_w(p + 4, (int)BT_DEV_MAJOR(r.dev_from), 0);
-		*p++ = ',';
-		p = put_int_w(p, (int)BT_DEV_MINOR(r.dev_from), 0);
-		*p++ = ')';
-		*p++ = ' ';
-		p = put_u64(p, r.sector_from);
+		p = put_remap_from(put_range(p, e), &r);
 		break;
 	case SH_SPLIT:
 		p = put_u64(p, e->sector);
@@ -742,13 +747,7 @@ size_t bt_format_detail(char *buf, const struct bt_event *e)
 	switch (e->action) {
 	case BT_A_REMAP:
 		pdu_remap(e, &r);
-		memcpy(p, "<- (", 4);
-		p = put_int_w(p + 4, (int)BT_DEV_MAJOR(r.dev_from), 0);
-		*p++ = ',';
-		p = put_int_w(p, (int)BT_DEV_MINOR(r.dev_from), 0);
-		*p++ = ')';
-		*p++ = ' ';
-		p = put_u64(p, r.sector_from);
+		p = put_remap_from(p, &r);
 		break;
 	case BT_A_SPLIT:
 		memcpy(p, "/ ", 2);
