@@ -87,6 +87,20 @@ static const char *num(char *buf, double v, int dec)
 	return buf;
 }
 
+/*
+ * Panels stacked in about 470 px, each at least min high: the height of
+ * one, and of the whole picture into *height.
+ */
+static double panel_height(unsigned panels, double min, double *height)
+{
+	double n = panels ? panels : 1, ph = 470.0 / n;
+
+	if (ph < min)
+		ph = min;
+	*height = TOP + n * (ph + GAP) + BOTTOM;
+	return ph;
+}
+
 /* v scaled by step into the unit that suits it, 3 significant digits. */
 static const char *fmt_scaled(char *buf, double v, double step,
 			      const char *const *unit, int nunits)
@@ -412,10 +426,7 @@ static int render_heatmap(struct bt_plot *const *p, size_t n, FILE *f)
 	kmin = kmin ? kmin - 1 : 0;
 	if (kmax + 1 < BT_PLOT_LAT_ROWS)
 		kmax++;
-	ph = 470.0 / (double)(np ? np : 1);
-	if (ph < 140)
-		ph = 140;
-	height = TOP + (double)(np ? np : 1) * (ph + GAP) + BOTTOM;
+	ph = panel_height((unsigned)np, 140, &height);
 	rc = bt_svg_new(&s, f, WIDTH, height, style);
 	if (rc < 0)
 		return rc;
@@ -609,10 +620,7 @@ static int render_offset(struct bt_plot *const *p, size_t n, FILE *f)
 	for (int k = 0; k < 2; k++)
 		panels += dirs[k] ? 1 : 0;
 	panels *= (unsigned)n;
-	ph = 470.0 / (double)(panels ? panels : 1);
-	if (ph < 150)
-		ph = 150;
-	height = TOP + (double)(panels ? panels : 1) * (ph + GAP) + BOTTOM;
+	ph = panel_height(panels, 150, &height);
 	rc = bt_svg_new(&s, f, WIDTH, height, style);
 	if (rc < 0)
 		return rc;
