@@ -622,6 +622,15 @@ static char *put_message(char *p, const struct bt_event *e, uint64_t rel)
 	return p;
 }
 
+/* A pass-through command's bytes in brackets: "(12 34 ...) ". */
+static char *put_pc_pdu(char *p, const struct bt_event *e)
+{
+	*p++ = '(';
+	p = put_pdu_dump(p, e->pdu, e->pdu_len);
+	memcpy(p, ") ", 2);
+	return p + 2;
+}
+
 /* A remap's origin as blkparse prints it: "<- (MAJ,MIN) SECTOR". */
 static char *put_remap_from(char *p, const struct bt_remap *r)
 {
@@ -666,12 +675,8 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 	switch (sh) {
 	case SH_DONE:
 		if (pc) {
-			if (a->pc_pdu && e->pdu_len) {
-				*p++ = '(';
-				p = put_pdu_dump(p, e->pdu, e->pdu_len);
-				memcpy(p, ") ", 2);
-				p += 2;
-			}
+			if (a->pc_pdu && e->pdu_len)
+				p = put_pc_pdu(p, e);
 		} else if (e->bytes >> 9) {
 			p = put_range(p, e);
 		} else {
@@ -686,12 +691,8 @@ size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		if (pc) {
 			p = put_u64(p, e->bytes);
 			*p++ = ' ';
-			if (a->pc_pdu && e->pdu_len) {
-				*p++ = '(';
-				p = put_pdu_dump(p, e->pdu, e->pdu_len);
-				memcpy(p, ") ", 2);
-				p += 2;
-			}
+			if (a->pc_pdu && e->pdu_len)
+				p = put_pc_pdu(p, e);
 		} else if (e->bytes >> 9) {
 			p = put_range(p, e);
 		}
