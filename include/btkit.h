@@ -442,6 +442,23 @@ void bt_replay_proc_get(struct bt_replay *rp, size_t i,
 			struct bt_replay_proc *out);
 void bt_replay_free(struct bt_replay *rp);
 
+/* lib/replay_reset.c */
+
+/*
+ * The target of device i as it was before the replay's writes: the byte
+ * ranges its writes and discards touch, saved through the descriptor of
+ * bt_replay_target() into an unlinked file in dir (NULL: /tmp), so that
+ * runs after the first start from the same contents.  0 or -errno.
+ */
+struct bt_replay_snap;
+int bt_replay_snap_save(const struct bt_replay *rp, size_t i, const char *dir,
+			struct bt_replay_snap **out);
+/* Bytes saved. */
+uint64_t bt_replay_snap_bytes(const struct bt_replay_snap *s);
+/* Write the saved bytes back (and fdatasync); 0 or -errno. */
+int bt_replay_snap_restore(struct bt_replay_snap *s);
+void bt_replay_snap_free(struct bt_replay_snap *s);
+
 /* lib/blkdev.c */
 
 /* A block device as sysfs describes it. */
@@ -1467,5 +1484,27 @@ int bt_diff_print(struct bt_diff *d, FILE *fp, enum bt_table_fmt fmt,
  */
 int bt_diff_verdict(struct bt_diff *d, FILE *fp);
 void bt_diff_free(struct bt_diff *d);
+
+/* lib/replay_compare.c */
+
+/* Schedulers one comparison takes at most. */
+#define BT_REPLAY_MAX_SCHEDS	16
+/*
+ * The table of replays under several schedulers: d holds the captures of
+ * the runs as its recordings, in the order they ran, run r of label l as
+ * recording r * nlabels + l (interleaved: A B A B ...), up to repeat runs
+ * of each (fewer when stopped early).  With repeat 1, bt_diff_print().
+ * With more: columns group, metric, then per label the median of its runs
+ * (of an even count the lower middle one) and LABEL_range ("min..max",
+ * then " k/N" when only k of N runs had the figure), then ratio (median
+ * of the last label / of the first) and, with three labels or more,
+ * ratio_LABEL of each after the first.  0, -EINVAL, -ENOMEM, -EIO.
+ */
+int bt_replay_compare_print(struct bt_diff *d, const char *const *labels,
+			    size_t nlabels, size_t repeat, FILE *fp,
+			    enum bt_table_fmt fmt, int header);
+/* bt_diff_verdict() of the same, on the medians when repeat > 1. */
+int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
+			      size_t nlabels, size_t repeat, FILE *fp);
 
 #endif /* BTKIT_H */
