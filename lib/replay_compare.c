@@ -144,6 +144,7 @@ struct cmp {
 	struct bt_diff_cell *tmp;
 	struct vgroup g, all;	/* the group whose rows go by; "all" */
 	int any, err;
+	int seen_fsync;		/* an fsync_p99_us row went by */
 };
 
 /* Lowest and highest of the labels with a figure; 0 when none. */
@@ -233,6 +234,7 @@ static void on_row(const struct bt_diff_row *r, void *arg)
 			end_group(c);
 			snprintf(c->g.name, sizeof(c->g.name), "%s", r->group);
 		}
+		c->seen_fsync |= is_fsync;
 		for (size_t l = 0; l < c->nl && (is_fsync || is_mb_s); l++) {
 			double *v = is_fsync ? c->g.fsync : c->g.mb_s;
 			int *has = is_fsync ? c->g.has_fsync : c->g.has_mb_s;
@@ -339,7 +341,8 @@ int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
 	if (rc < 0)
 		return rc;
 	if (!c.any) {
-		fputs("no fdatasync episodes in any run", fp);
+		fputs(c.seen_fsync ? "no fdatasync episodes in any run" :
+		      "no fsync_p99_us among the metrics", fp);
 		c.g = c.all;
 		verdict_mb_s(&c, "; all: ");
 	}
