@@ -771,6 +771,7 @@ static int read_capture(struct replay *x, size_t k)
 	char label[LABEL_LEN + 16];
 	struct bt_reader *r;
 	struct bt_event ev;
+	uint64_t punted = 0;
 	int rc;
 
 	if (c->repeat > 1)
@@ -783,11 +784,23 @@ static int read_capture(struct replay *x, size_t k)
 	if (bt_reader_new(&r) < 0 || bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0 ||
 	    bt_diff_begin(c->diff, label, r) < 0)
 		bt_tool_nomem(&x->o);
-	while ((rc = bt_reader_next(r, &ev)) > 0)
+	while ((rc = bt_reader_next(r, &ev)) > 0) {
+		if (ev.action == BT_A_QUEUE && !bt_event_is_note(&ev)) {
+			const char *comm = bt_reader_comm(r, ev.pid);
+
+			punted += comm && !strncmp(comm, "iou-wrk-", 8);
+		}
 		if (bt_diff_feed(c->diff, &ev) < 0)
 			bt_tool_nomem(&x->o);
+	}
 	if (bt_diff_end(c->diff) < 0)
 		bt_tool_nomem(&x->o);
+	/* io_uring hands an I/O it cannot issue without blocking to a worker. */
+	if (punted)
+		fprintf(stderr, "%s: run %zu: %" PRIu64 " bios were queued by "
+			"io_uring workers (iou-wrk-TID), not by the replay "
+			"threads: their groups stand apart\n", x->o.prog, k + 1,
+			punted);
 	if (rc < 0) {
 		bt_tool_warnings(&x->o, r);
 		fprintf(stderr, "%s: %s: cannot read the capture of run %zu: %s\n",
