@@ -1506,5 +1506,14 @@ int bt_replay_compare_print(struct bt_diff *d, const char *const *labels,
 /* bt_diff_verdict() of the same, on the medians when repeat > 1. */
 int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
 			      size_t nlabels, size_t repeat, FILE *fp);
+/*
+ * An I/O io_uring could not issue without blocking (no free tag under a
+ * scheduler's depth limit) goes to a kernel worker named iou-wrk-TID
+ * after the submitting thread, and the worker queues the bio.  In the
+ * capture of a replay that is the replay thread's I/O, as it was the
+ * original process's: when r names ev's process iou-wrk-TID and knows
+ * TID, ev->pid becomes TID and 1 is returned; else 0, ev untouched.
+ */
+int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev);
 
 #endif /* BTKIT_H */

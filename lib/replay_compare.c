@@ -7,8 +7,10 @@
  * on a busy machine vary too much to compare one against one: each
  * scheduler gets the median of its runs (the lower middle one for an even
  * count, so that every figure shown was measured) and beside it the range
- * of its runs, and the ratios and the verdict compare medians.
+ * of its runs, and the ratios and the verdict compare medians.  Also
+ * who owns a bio an io_uring worker queued for a replay thread.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -348,4 +350,23 @@ int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
 	}
 	fputc('\n', fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev)
+{
+	const char *comm;
+	unsigned long tid;
+	char *end;
+
+	if (bt_event_is_note(ev))
+		return 0;
+	comm = bt_reader_comm(r, ev->pid);
+	if (!comm || strncmp(comm, "iou-wrk-", 8) || !isdigit((unsigned char)comm[8]))
+		return 0;
+	errno = 0;
+	tid = strtoul(comm + 8, &end, 10);
+	if (errno || *end || tid > UINT32_MAX || !bt_reader_comm(r, (uint32_t)tid))
+		return 0;
+	ev->pid = (uint32_t)tid;
+	return 1;
 }

@@ -785,22 +785,17 @@ static int read_capture(struct replay *x, size_t k)
 	    bt_diff_begin(c->diff, label, r) < 0)
 		bt_tool_nomem(&x->o);
 	while ((rc = bt_reader_next(r, &ev)) > 0) {
-		if (ev.action == BT_A_QUEUE && !bt_event_is_note(&ev)) {
-			const char *comm = bt_reader_comm(r, ev.pid);
-
-			punted += comm && !strncmp(comm, "iou-wrk-", 8);
-		}
+		if (bt_replay_worker_owner(r, &ev))
+			punted += ev.action == BT_A_QUEUE;
 		if (bt_diff_feed(c->diff, &ev) < 0)
 			bt_tool_nomem(&x->o);
 	}
 	if (bt_diff_end(c->diff) < 0)
 		bt_tool_nomem(&x->o);
-	/* io_uring hands an I/O it cannot issue without blocking to a worker. */
 	if (punted)
 		fprintf(stderr, "%s: run %zu: %" PRIu64 " bios were queued by "
-			"io_uring workers (iou-wrk-TID), not by the replay "
-			"threads: their groups stand apart\n", x->o.prog, k + 1,
-			punted);
+			"io_uring workers (iou-wrk-TID) for replay threads: "
+			"counted as those threads'\n", x->o.prog, k + 1, punted);
 	if (rc < 0) {
 		bt_tool_warnings(&x->o, r);
 		fprintf(stderr, "%s: %s: cannot read the capture of run %zu: %s\n",

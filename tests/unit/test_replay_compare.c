@@ -6,7 +6,8 @@
  * middle one of an even count) and their range, a figure only some runs
  * have says in how many, the ratio compares medians, and the verdict
  * names the scheduler with the lowest median fdatasync p99.  With one
- * run each it is btdiff's table.
+ * run each it is btdiff's table.  A bio an io_uring worker queued for a
+ * replay thread is that thread's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,12 +211,61 @@ static void test_replay_compare_single_runs_are_btdiff(void **state)
 	bt_diff_free(d);
 }
 
+/*
+ * pid 11 is io_uring's worker for pid 10 (postgres): its bios are pid
+ * 10's.  A worker whose submitter the capture does not name, a name
+ * that only looks like one, and a note stay as they are.
+ */
+static void test_replay_worker_owner_is_the_submitter(void **state)
+{
+	static const struct { uint32_t pid; const char *comm; } names[] = {
+		{ 10, "postgres" }, { 11, "iou-wrk-10" }, { 12, "iou-wrk-99" },
+		{ 13, "iou-wrk-" }, { 14, "iou-wrk-10x" },
+	};
+	struct bt_reader *r;
+	struct bt_event e;
+	uint32_t got[8];
+	size_t n = 0;
+	struct tb t;
+	int rc;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	for (size_t i = 0; i < 5; i++)
+		put(&t, 1 + i, BT_N_PROCESS, BT_TC_NOTIFY, names[i].pid, 0, 0,
+		    names[i].comm);
+	for (uint32_t pid = 10; pid <= 14; pid++)
+		put(&t, 100 + pid, BT_A_QUEUE, BT_TC_WRITE, pid, 8 * pid, 4096, NULL);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "cap"), 0);
+	while ((rc = bt_reader_next(r, &e)) > 0) {
+		int moved = bt_replay_worker_owner(r, &e);
+
+		if (bt_event_is_note(&e)) {
+			assert_int_equal(moved, 0);
+			continue;
+		}
+		assert_int_equal(moved, e.sector == 88);
+		got[n++] = e.pid;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(got[0], 10);
+	assert_int_equal(got[1], 10);
+	assert_int_equal(got[2], 12);
+	assert_int_equal(got[3], 13);
+	assert_int_equal(got[4], 14);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_compare_medians_and_ranges),
 		cmocka_unit_test(test_replay_compare_even_count_and_short_runs),
 		cmocka_unit_test(test_replay_compare_single_runs_are_btdiff),
+		cmocka_unit_test(test_replay_worker_owner_is_the_submitter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
