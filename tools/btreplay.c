@@ -8,7 +8,10 @@
  * btreplay(1) "Safety" (lib/replay_target.c, as is the scheduler policy).
  * Whatever it changes (scheduler, tunables, tracing) it puts back on exit,
  * on error and on SIGINT/SIGTERM; the scratch device detaches itself when
- * its last descriptor closes, even if btreplay is killed.
+ * its last descriptor closes, even if btreplay is killed.  With a list of
+ * schedulers it replays once under each (and --repeat times), captures
+ * every run and prints the btdiff table of the captures
+ * (lib/replay_compare.c on lib/diff.c's engine).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +50,7 @@ struct compare {
 	const char *labels[BT_REPLAY_MAX_SCHEDS];
 	size_t n;
 	int all;		/* --sched=all: the device's list, then cfq */
-	unsigned repeat;
+	unsigned repeat;	/* runs of each; 0: one scheduler, no comparison */
 	struct bt_diff *diff;
 	struct bt_replay_snap *snap[MAX_TARGETS];
 	struct bt_table *procs;	/* -r: every run's per-process report */
