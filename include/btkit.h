@@ -408,6 +408,7 @@ struct bt_replay_proc {
 	uint64_t held;		/* I/Os held */
 	uint64_t elag_p50, elag_p99, elag_max;	/* ns */
 	uint64_t span;		/* ns: first issue to last completion */
+	uint32_t tid;		/* the thread of the last run (its pid in a trace of it) */
 };
 
 struct bt_replay_opts {
@@ -1515,5 +1516,17 @@ int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
  * TID, ev->pid becomes TID and 1 is returned; else 0, ev untouched.
  */
 int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev);
+/*
+ * The names of the processes in a capture of rp's last run, for
+ * bt_diff_begin(): one PROCESS note per pid of pids (those cap has notes
+ * for), encoded into *buf (*len bytes, free() it) for a reader of its
+ * own.  A replay thread is named after the process it replays, as orig
+ * names the traced pid: the tracer's pid-to-name cache, which cap's notes
+ * come from, can hold the name of an older process that had the pid, or
+ * the parent's from before the thread named itself.  0 or -ENOMEM.
+ */
+int bt_replay_names(struct bt_replay *rp, const struct bt_reader *orig,
+		    const struct bt_reader *cap, const uint32_t *pids,
+		    size_t npids, unsigned char **buf, size_t *len);
 
 #endif /* BTKIT_H */

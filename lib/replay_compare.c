@@ -370,3 +370,56 @@ int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev)
 	ev->pid = (uint32_t)tid;
 	return 1;
 }
+
+/* The name replay thread tid stands for, or NULL when tid is none of them. */
+static const char *thread_name(struct bt_replay *rp, const struct bt_reader *orig,
+			       uint32_t tid)
+{
+	struct bt_replay_proc p;
+
+	for (size_t i = 0; i < bt_replay_nprocs(rp); i++) {
+		bt_replay_proc_get(rp, i, &p);
+		if (p.tid && p.tid == tid)
+			return bt_reader_comm(orig, p.pid);
+	}
+	return NULL;
+}
+
+int bt_replay_names(struct bt_replay *rp, const struct bt_reader *orig,
+		    const struct bt_reader *cap, const uint32_t *pids,
+		    size_t npids, unsigned char **buf, size_t *len)
+{
+	/* a note: 48-byte header and the name with its NUL */
+	size_t cap_bytes = (npids ? npids : 1) * (48 + 16), n = 0;
+	unsigned char *out = malloc(cap_bytes);
+
+	*buf = NULL;
+	*len = 0;
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < npids; i++) {
+		const char *comm = thread_name(rp, orig, pids[i]);
+		struct bt_event e = { .action = BT_N_PROCESS,
+				      .category = BT_TC_NOTIFY, .version = 7 };
+		char name[16];
+		int rc;
+
+		if (!comm)
+			comm = bt_reader_comm(cap, pids[i]);
+		if (!comm)
+			continue;
+		snprintf(name, sizeof(name), "%s", comm);
+		e.pid = pids[i];
+		e.pdu = (const unsigned char *)name;
+		e.pdu_len = (uint16_t)(strlen(name) + 1);
+		rc = bt_event_encode(&e, out + n, cap_bytes - n, 0);
+		if (rc < 0) {
+			free(out);
+			return rc;
+		}
+		n += (size_t)rc;
+	}
+	*buf = out;
+	*len = n;
+	return 0;
+}

@@ -767,12 +767,60 @@ static const char *capture_name(const struct replay *x, size_t k, char *buf,
 	return buf;
 }
 
+/* The capture being read back, from its start. */
+static struct bt_reader *reopen_capture(struct replay *x)
+{
+	struct bt_reader *r;
+
+	if (lseek(x->cap_fd, 0, SEEK_SET) < 0 || bt_reader_new(&r) < 0 ||
+	    bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0)
+		bt_tool_nomem(&x->o);
+	return r;
+}
+
+/*
+ * A first pass over the capture: the pids it names, and a reader of their
+ * names as bt_replay_names() corrects them (NULL when there are none; buf
+ * holds its bytes).
+ */
+static struct bt_reader *capture_names(struct replay *x, unsigned char **buf)
+{
+	struct bt_reader *r = reopen_capture(x), *names = NULL;
+	uint32_t *pids = NULL, *grown;
+	size_t n = 0, cap = 0, len;
+	struct bt_event ev;
+
+	while (bt_reader_next(r, &ev) > 0) {
+		if (!bt_event_is_note(&ev) || ev.action != BT_N_PROCESS)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(pids, cap * sizeof(*pids));
+			if (!grown)
+				bt_tool_nomem(&x->o);
+			pids = grown;
+		}
+		pids[n++] = ev.pid;
+	}
+	if (bt_replay_names(x->rp, x->r, r, pids, n, buf, &len) < 0)
+		bt_tool_nomem(&x->o);
+	if (len && (bt_reader_new(&names) < 0 ||
+		    bt_reader_add_mem(names, *buf, len, "names") < 0))
+		bt_tool_nomem(&x->o);
+	while (names && bt_reader_next(names, &ev) > 0)
+		;
+	free(pids);
+	bt_reader_free(r);
+	return names;
+}
+
 /* The capture of run k as recording k of the comparison. */
 static int read_capture(struct replay *x, size_t k)
 {
 	struct compare *c = &x->cmp;
 	char label[LABEL_LEN + 16];
-	struct bt_reader *r;
+	struct bt_reader *r, *names;
+	unsigned char *buf = NULL;
 	struct bt_event ev;
 	uint64_t punted = 0;
 	int rc;
@@ -782,10 +830,9 @@ static int read_capture(struct replay *x, size_t k)
 			 k / c->n + 1);
 	else
 		snprintf(label, sizeof(label), "%s", c->label[k % c->n]);
-	if (lseek(x->cap_fd, 0, SEEK_SET) < 0)
-		return fail(x, BT_EXIT_DATA, "%s: %s", x->cap_path, strerror(errno));
-	if (bt_reader_new(&r) < 0 || bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0 ||
-	    bt_diff_begin(c->diff, label, r) < 0)
+	names = capture_names(x, &buf);
+	r = reopen_capture(x);
+	if (bt_diff_begin(c->diff, label, names) < 0)
 		bt_tool_nomem(&x->o);
 	while ((rc = bt_reader_next(r, &ev)) > 0) {
 		if (bt_replay_worker_owner(r, &ev))
@@ -806,6 +853,8 @@ static int read_capture(struct replay *x, size_t k)
 		c->bad_capture = 1;
 	}
 	bt_reader_free(r);
+	bt_reader_free(names);
+	free(buf);
 	return 0;
 }
 

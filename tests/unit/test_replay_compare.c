@@ -7,7 +7,8 @@
  * have says in how many, the ratio compares medians, and the verdict
  * names the scheduler with the lowest median fdatasync p99.  With one
  * run each it is btdiff's table.  A bio an io_uring worker queued for a
- * replay thread is that thread's.
+ * replay thread is that thread's, and a replay thread is named after the
+ * process it replays whatever name the capture gave its tid.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "btkit.h"
 #include "trace_build.h"
@@ -259,6 +261,79 @@ static void test_replay_worker_owner_is_the_submitter(void **state)
 	tb_free(&t);
 }
 
+/*
+ * After a run, the replay thread of traced pid 10 ("postgres") has some
+ * tid; a capture whose notes call that tid "cc1" (a stale name) and pid
+ * 7 "kworker/0:1" gets names saying "postgres" for the tid, the kworker
+ * as it was, and nothing for a pid without a note.
+ */
+static void test_replay_names_correct_the_threads(void **state)
+{
+	char path[] = "/tmp/test_replay_names.XXXXXX";
+	struct bt_replay_opts o = { 1.0, 1 };
+	struct bt_replay *rp;
+	struct bt_reader *orig, *cap, *names;
+	struct bt_replay_proc p;
+	struct tb t, c;
+	struct bt_event e;
+	unsigned char *buf;
+	uint32_t pids[3];
+	size_t len;
+	int fd = mkstemp(path), rc;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	tb_init(&t, 0, 0);
+	put(&t, 1, BT_N_PROCESS, BT_TC_NOTIFY, 10, 0, 0, "postgres");
+	put(&t, 10, BT_A_QUEUE, BT_TC_READ, 10, 8, 4096, NULL);
+	assert_int_equal(bt_reader_new(&orig), 0);
+	assert_int_equal(bt_reader_add_mem(orig, t.buf, t.len, "orig"), 0);
+	assert_int_equal(bt_replay_new(&rp, NULL), 0);
+	while ((rc = bt_reader_next(orig, &e)) > 0)
+		assert_int_equal(bt_replay_feed(rp, &e), 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	assert_int_equal(bt_replay_target(rp, 0, fd, 0), 0);
+	rc = bt_replay_run(rp, &o);
+	if (rc == -ENOSYS || rc == -EPERM) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	bt_replay_proc_get(rp, 0, &p);
+	assert_true(p.tid != 0);
+	tb_init(&c, 0, 0);
+	put(&c, 1, BT_N_PROCESS, BT_TC_NOTIFY, p.tid, 0, 0, "cc1");
+	put(&c, 2, BT_N_PROCESS, BT_TC_NOTIFY, 7, 0, 0, "kworker/0:1");
+	assert_int_equal(bt_reader_new(&cap), 0);
+	assert_int_equal(bt_reader_add_mem(cap, c.buf, c.len, "cap"), 0);
+	while ((rc = bt_reader_next(cap, &e)) > 0)
+		;
+	assert_int_equal(rc, 0);
+	pids[0] = p.tid;
+	pids[1] = 7;
+	pids[2] = 99;
+	assert_int_equal(bt_replay_names(rp, orig, cap, pids, 3, &buf, &len), 0);
+	assert_int_equal(bt_reader_new(&names), 0);
+	assert_int_equal(bt_reader_add_mem(names, buf, len, "names"), 0);
+	while ((rc = bt_reader_next(names, &e)) > 0)
+		;
+	assert_int_equal(rc, 0);
+	assert_string_equal(bt_reader_comm(names, p.tid), "postgres");
+	assert_string_equal(bt_reader_comm(names, 7), "kworker/0:1");
+	assert_null(bt_reader_comm(names, 99));
+	bt_reader_free(names);
+	free(buf);
+	bt_reader_free(cap);
+	bt_reader_free(orig);
+	bt_replay_free(rp);
+	tb_free(&c);
+	tb_free(&t);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_replay_compare_even_count_and_short_runs),
 		cmocka_unit_test(test_replay_compare_single_runs_are_btdiff),
 		cmocka_unit_test(test_replay_worker_owner_is_the_submitter),
+		cmocka_unit_test(test_replay_names_correct_the_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
