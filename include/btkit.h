@@ -408,6 +408,7 @@ struct bt_replay_proc {
 	uint64_t held;		/* I/Os held */
 	uint64_t elag_p50, elag_p99, elag_max;	/* ns */
 	uint64_t span;		/* ns: first issue to last completion */
+	uint32_t tid;		/* the thread of the last run (its pid in a trace of it) */
 };
 
 struct bt_replay_opts {
@@ -441,6 +442,23 @@ int bt_replay_proc_name(struct bt_replay *rp, size_t i, const char *comm);
 void bt_replay_proc_get(struct bt_replay *rp, size_t i,
 			struct bt_replay_proc *out);
 void bt_replay_free(struct bt_replay *rp);
+
+/* lib/replay_reset.c */
+
+/*
+ * The target of device i as it was before the replay's writes: the byte
+ * ranges its writes and discards touch, saved through the descriptor of
+ * bt_replay_target() into an unlinked file in dir (NULL: /tmp), so that
+ * runs after the first start from the same contents.  0 or -errno.
+ */
+struct bt_replay_snap;
+int bt_replay_snap_save(const struct bt_replay *rp, size_t i, const char *dir,
+			struct bt_replay_snap **out);
+/* Bytes saved. */
+uint64_t bt_replay_snap_bytes(const struct bt_replay_snap *s);
+/* Write the saved bytes back (and fdatasync); 0 or -errno. */
+int bt_replay_snap_restore(struct bt_replay_snap *s);
+void bt_replay_snap_free(struct bt_replay_snap *s);
 
 /* lib/blkdev.c */
 
@@ -1624,5 +1642,48 @@ int bt_report_end(struct bt_report *rp);
 /* The page on f.  0, -EINVAL (no trace, or one not ended), -ENOMEM, -EIO. */
 int bt_report_write(struct bt_report *rp, FILE *f);
 void bt_report_free(struct bt_report *rp);
+
+/* lib/replay_compare.c */
+
+/* Schedulers one comparison takes at most. */
+#define BT_REPLAY_MAX_SCHEDS	16
+/*
+ * The table of replays under several schedulers: d holds the captures of
+ * the runs as its recordings, in the order they ran, run r of label l as
+ * recording r * nlabels + l (interleaved: A B A B ...), up to repeat runs
+ * of each (fewer when stopped early).  With repeat 1, bt_diff_print().
+ * With more: columns group, metric, then per label the median of its runs
+ * (of an even count the lower middle one) and LABEL_range ("min..max",
+ * then " k/N" when only k of N runs had the figure), then ratio (median
+ * of the last label / of the first) and, with three labels or more,
+ * ratio_LABEL of each after the first.  0, -EINVAL, -ENOMEM, -EIO.
+ */
+int bt_replay_compare_print(struct bt_diff *d, const char *const *labels,
+			    size_t nlabels, size_t repeat, FILE *fp,
+			    enum bt_table_fmt fmt, int header);
+/* bt_diff_verdict() of the same, on the medians when repeat > 1. */
+int bt_replay_compare_verdict(struct bt_diff *d, const char *const *labels,
+			      size_t nlabels, size_t repeat, FILE *fp);
+/*
+ * An I/O io_uring could not issue without blocking (no free tag under a
+ * scheduler's depth limit) goes to a kernel worker named iou-wrk-TID
+ * after the submitting thread, and the worker queues the bio.  In the
+ * capture of a replay that is the replay thread's I/O, as it was the
+ * original process's: when r names ev's process iou-wrk-TID and knows
+ * TID, ev->pid becomes TID and 1 is returned; else 0, ev untouched.
+ */
+int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev);
+/*
+ * The names of the processes in a capture of rp's last run, for
+ * bt_diff_begin(): one PROCESS note per pid of pids (those cap has notes
+ * for), encoded into *buf (*len bytes, free() it) for a reader of its
+ * own.  A replay thread is named after the process it replays, as orig
+ * names the traced pid: the tracer's pid-to-name cache, which cap's notes
+ * come from, can hold the name of an older process that had the pid, or
+ * the parent's from before the thread named itself.  0 or -ENOMEM.
+ */
+int bt_replay_names(struct bt_replay *rp, const struct bt_reader *orig,
+		    const struct bt_reader *cap, const uint32_t *pids,
+		    size_t npids, unsigned char **buf, size_t *len);
 
 #endif /* BTKIT_H */

@@ -262,6 +262,7 @@ static void *run_proc(void *arg)
 	size_t next = 0;
 	int rc, have_ring;
 
+	p->tid = (uint32_t)gettid();
 	if (p->comm[0])
 		pthread_setname_np(pthread_self(), p->comm);
 	/* The default 50 us timer slack would be most of the lag budget. */
@@ -604,6 +605,7 @@ void bt_replay_proc_get(struct bt_replay *rp, size_t i,
 	}
 	p = &rp->procs[i];
 	out->pid = p->pid;
+	out->tid = p->tid;
 	out->depth = p->depth;
 	out->ios = p->issued;
 	out->bytes = p->bytes;

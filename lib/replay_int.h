@@ -31,6 +31,7 @@ struct proc {
 	uint32_t pid;
 	uint32_t depth;		/* most in flight in the trace */
 	uint32_t inflight;	/* while loading: bios (Q) or requests (D) */
+	uint32_t tid;		/* thread of the last run, as a trace shows it */
 	struct rio *io;
 	size_t n, cap;
 	uint64_t *lat, *lag;	/* per issued I/O, ns */

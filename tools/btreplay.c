@@ -8,7 +8,10 @@
  * btreplay(1) "Safety" (lib/replay_target.c, as is the scheduler policy).
  * Whatever it changes (scheduler, tunables, tracing) it puts back on exit,
  * on error and on SIGINT/SIGTERM; the scratch device detaches itself when
- * its last descriptor closes, even if btreplay is killed.
+ * its last descriptor closes, even if btreplay is killed.  With a list of
+ * schedulers it replays once under each (and --repeat times), captures
+ * every run and prints the btdiff table of the captures
+ * (lib/replay_compare.c on lib/diff.c's engine).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,8 @@
 #define EXIT_REFUSED	3	/* a safety check said no */
 #define MAX_TARGETS	64
 #define MAX_TUNES	32
+#define MAX_REPEAT	100
+#define LABEL_LEN	40
 
 struct target {
 	const char *path;	/* as given, or the scratch loop device */
@@ -37,10 +42,29 @@ struct target {
 	struct bt_blkdev_sched *sched;	/* saved state to restore, or NULL */
 };
 
+/* --sched=A,B[,...]: one replay per scheduler (and per --repeat), compared. */
+struct compare {
+	char list[512];		/* --sched's value, cut into names */
+	const char *name[BT_REPLAY_MAX_SCHEDS];	/* as asked: "cfq" */
+	char label[BT_REPLAY_MAX_SCHEDS][LABEL_LEN];	/* as shown: "cfq(bfq)" */
+	const char *labels[BT_REPLAY_MAX_SCHEDS];
+	size_t n;
+	int all;		/* --sched=all: the device's list, then cfq */
+	unsigned repeat;	/* runs of each; 0: one scheduler, no comparison */
+	struct bt_diff *diff;
+	struct bt_replay_snap *snap[MAX_TARGETS];
+	struct bt_table *procs;	/* -r: every run's per-process report */
+	uint64_t errors;
+	int bad_capture;
+};
+
 struct replay {
 	struct bt_opts o;
 	struct bt_replay_conf conf;
 	const char *target, *sched, *capture;
+	const char *cap_path;	/* the capture being written, for messages */
+	struct compare cmp;
+	int per_proc;		/* -r */
 	const char *tune[MAX_TUNES];
 	size_t ntune;
 	struct bt_replay_map map[MAX_TARGETS];
@@ -75,6 +99,13 @@ static void usage(void)
 	       "                         (--device: the old name, still understood)\n"
 	       "      --sched NAME       I/O scheduler during the replay (noop, deadline,\n"
 	       "                         cfq and as map to blk-mq ones)\n"
+	       "      --sched A,B[,...]  replay once under each, capture each run and\n"
+	       "                         print the btdiff table of the runs; all: every\n"
+	       "                         scheduler the device offers, and cfq\n"
+	       "      --repeat N         with a list: N runs of each, interleaved (A B A B);\n"
+	       "                         the median of each and the range of its runs\n"
+	       "  -r                     with a list: each run's per-process report\n"
+	       "                         instead of the comparison\n"
 	       "      --sched-opt K=V    set queue/iosched/K (or queue/K); repeatable\n"
 	       "      --write            allow the trace's writes and discards on DEV\n"
 	       "      --force            replay onto a device in use or with a signature\n"
@@ -83,7 +114,8 @@ static void usage(void)
 	       "      --from Q|D         replay bios as queued (Q, default) or requests\n"
 	       "                         as dispatched (D)\n"
 	       "      --map MAJ,MIN=DEV  replay the traced device MAJ,MIN onto DEV\n"
-	       "      --capture FILE     record the replay itself into FILE (.gz: gzip)\n"
+	       "      --capture FILE     record the replay itself into FILE (.gz: gzip);\n"
+	       "                         with a list, FILE-NAME[-RUN].EXT per run\n"
 	       "  -d MAJ,MIN             only the trace's I/O on this device\n"
 	       "  -p, --pid PID          only this process's I/O\n"
 	       "  -w, --window START:END only I/O from START to END seconds\n"
@@ -94,7 +126,7 @@ static void usage(void)
 }
 
 enum { O_TARGET = 256, O_DEVICE, O_SCHED, O_SCHED_OPT, O_WRITE, O_FORCE, O_SPEED,
-       O_NO_STALL, O_FROM, O_MAP, O_CAPTURE };
+       O_NO_STALL, O_FROM, O_MAP, O_CAPTURE, O_REPEAT };
 
 /* --map MAJ,MIN=DEV: the traced device by the -d syntax, then its target. */
 static void add_map(struct replay *x, const char *arg)
@@ -112,6 +144,48 @@ static void add_map(struct replay *x, const char *arg)
 	x->map[x->nmap++] = (struct bt_replay_map){ tmp.dev, eq + 1 };
 }
 
+/*
+ * --sched=A,B[,...] or all: the names, checked; labels come once the
+ * device is known (cfq is labelled by what it maps to there).
+ */
+static void parse_list(struct replay *x)
+{
+	struct compare *c = &x->cmp;
+	char *tok, *save = NULL;
+
+	if (!x->sched || (!strchr(x->sched, ',') && strcmp(x->sched, "all"))) {
+		if (c->repeat)
+			bt_usage_error(&x->o, "--repeat needs --sched with two "
+				       "schedulers or more, or --sched=all");
+		return;
+	}
+	if (strlen(x->sched) >= sizeof(c->list) || x->sched[0] == ',' ||
+	    x->sched[strlen(x->sched) - 1] == ',' || strstr(x->sched, ",,"))
+		bt_usage_error(&x->o, "bad --sched '%s' (want NAME,NAME[,...] or "
+			       "all)", x->sched);
+	if (x->ntune)
+		bt_usage_error(&x->o, "--sched-opt sets one scheduler's tunables: "
+			       "not with a list of schedulers");
+	if (!c->repeat)
+		c->repeat = 1;
+	strcpy(c->list, x->sched);
+	c->all = !strcmp(c->list, "all");
+	if (c->all)
+		return;
+	for (tok = strtok_r(c->list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all"))
+			bt_usage_error(&x->o, "--sched: all stands alone");
+		for (size_t i = 0; i < c->n; i++)
+			if (!strcmp(c->name[i], tok))
+				bt_usage_error(&x->o, "--sched: %s given twice", tok);
+		if (c->n == BT_REPLAY_MAX_SCHEDS)
+			bt_usage_error(&x->o, "--sched: at most %d schedulers",
+				       BT_REPLAY_MAX_SCHEDS);
+		c->name[c->n++] = tok;
+	}
+}
+
 static void parse(struct replay *x, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -126,6 +200,7 @@ static void parse(struct replay *x, int argc, char **argv)
 		{ "from", required_argument, NULL, O_FROM },
 		{ "map", required_argument, NULL, O_MAP },
 		{ "capture", required_argument, NULL, O_CAPTURE },
+		{ "repeat", required_argument, NULL, O_REPEAT },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "no-header", no_argument, NULL, 'H' },
@@ -141,7 +216,8 @@ static void parse(struct replay *x, int argc, char **argv)
 	x->speed = 1.0;
 	x->cap_fd = -1;
 	opterr = 0;	/* our messages name the program without its path */
-	while ((c = getopt_long(argc, argv, ":" BT_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" BT_COMMON_SHORTOPTS "r", lo,
+				NULL)) != -1) {
 		if (bt_opts_common(&x->o, c, optarg))
 			continue;
 		switch (c) {
@@ -161,6 +237,15 @@ static void parse(struct replay *x, int argc, char **argv)
 		case O_FORCE: x->force = 1; break;
 		case O_NO_STALL: x->no_stall = 1; break;
 		case O_CAPTURE: x->capture = optarg; break;
+		case 'r': x->per_proc = 1; break;
+		case O_REPEAT:
+			errno = 0;
+			x->cmp.repeat = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    !x->cmp.repeat || x->cmp.repeat > MAX_REPEAT)
+				bt_usage_error(&x->o, "bad --repeat '%s' (want 1 to %d)",
+					       optarg, MAX_REPEAT);
+			break;
 		case O_SCHED_OPT:
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
 			    x->ntune == MAX_TUNES)
@@ -191,6 +276,7 @@ static void parse(struct replay *x, int argc, char **argv)
 		bt_usage_error(&x->o, "--speed and --no-stall exclude each other");
 	if (x->target && x->nmap)
 		bt_usage_error(&x->o, "--target and --map exclude each other");
+	parse_list(x);
 }
 
 /* ----------------------------------------------------------- loading */
@@ -280,39 +366,64 @@ fail(const struct replay *x, int status, const char *fmt, ...)
 	return status;
 }
 
-static void cleanup(struct replay *x)
+/* Stop the capture, say what it recorded; -1 when it failed. */
+static int stop_capture(struct replay *x)
 {
+	struct bt_capture_stats st;
 	char msg[256];
 	int rc;
 
-	if (x->cap) {
-		struct bt_capture_stats st;
-
-		rc = bt_capture_stop(x->cap, &st, msg, sizeof(msg));
-		x->cap = NULL;
-		if (rc < 0)
-			fprintf(stderr, "%s: capture: %s\n", x->o.prog,
-				*msg ? msg : strerror(-rc));
-		else
-			fprintf(stderr, "%s: captured %" PRIu64 " events (%" PRIu64
-				" lost) to %s\n", x->o.prog, st.events, st.lost,
-				x->capture);
+	if (!x->cap)
+		return 0;
+	rc = bt_capture_stop(x->cap, &st, msg, sizeof(msg));
+	x->cap = NULL;
+	if (rc < 0) {
+		fprintf(stderr, "%s: capture: %s\n", x->o.prog,
+			*msg ? msg : strerror(-rc));
+		return -1;
 	}
+	fprintf(stderr, "%s: captured %" PRIu64 " events (%" PRIu64 " lost) to %s\n",
+		x->o.prog, st.events, st.lost, x->cap_path);
+	return 0;
+}
+
+static void close_capture(struct replay *x)
+{
 	if (x->cap_fd >= 0 && close(x->cap_fd) < 0)
-		fprintf(stderr, "%s: %s: %s\n", x->o.prog, x->capture, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", x->o.prog, x->cap_path,
+			strerror(errno));
 	x->cap_fd = -1;
+}
+
+/* Every scheduler switched back, with its tunables. */
+static void restore_scheds(struct replay *x)
+{
+	for (size_t i = 0; i < x->nt; i++) {
+		struct target *t = &x->t[i];
+		int rc;
+
+		if (!t->sched)
+			continue;
+		rc = bt_blkdev_sched_restore(t->sched);
+		if (rc < 0)
+			fprintf(stderr, "%s: %s: could not restore scheduler %s: %s\n",
+				x->o.prog, t->b.disk, bt_blkdev_sched_old(t->sched),
+				strerror(-rc));
+		bt_blkdev_sched_free(t->sched);
+		t->sched = NULL;
+	}
+}
+
+static void cleanup(struct replay *x)
+{
+	stop_capture(x);
+	close_capture(x);
+	restore_scheds(x);
 	for (size_t i = 0; i < x->nt; i++) {
 		struct target *t = &x->t[i];
 
-		if (t->sched) {
-			rc = bt_blkdev_sched_restore(t->sched);
-			if (rc < 0)
-				fprintf(stderr, "%s: %s: could not restore scheduler %s: %s\n",
-					x->o.prog, t->b.disk,
-					bt_blkdev_sched_old(t->sched), strerror(-rc));
-			bt_blkdev_sched_free(t->sched);
-			t->sched = NULL;
-		}
+		bt_replay_snap_free(x->cmp.snap[i]);
+		x->cmp.snap[i] = NULL;
 		if (t->fd >= 0)
 			close(t->fd);
 		if (t->keep_fd >= 0)
@@ -364,6 +475,8 @@ static int set_sched(struct replay *x, struct target *t)
 {
 	char msg[256];
 
+	if (x->cmp.n || x->cmp.all)
+		return 0;	/* per run: compare_run() */
 	if (!t->is_blk) {
 		if (x->sched || x->ntune)
 			fprintf(stderr, "%s: %s: a regular file has no scheduler: "
@@ -421,12 +534,13 @@ static int setup_targets(struct replay *x)
 	return 0;
 }
 
-static int start_capture(struct replay *x)
+/* Record the replay into path, or into an unlinked file in TMPDIR (NULL). */
+static int start_capture(struct replay *x, const char *path)
 {
-	const char *devs[MAX_TARGETS];
+	const char *devs[MAX_TARGETS], *dir = getenv("TMPDIR");
 	struct bt_capture_opts co = { 0 };
-	char msg[256] = "";
-	size_t len = strlen(x->capture);
+	char msg[256] = "", tmp[4096];
+	size_t len = path ? strlen(path) : 0;
 	int rc;
 
 	for (size_t i = 0; i < x->nt; i++) {
@@ -435,13 +549,23 @@ static int start_capture(struct replay *x)
 				    "%s is a file", x->t[i].path);
 		devs[i] = x->t[i].path;
 	}
-	x->cap_fd = open(x->capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (path) {
+		x->cap_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s/btreplay-run.XXXXXX",
+			 dir && *dir ? dir : "/tmp");
+		x->cap_fd = mkostemp(tmp, O_CLOEXEC);
+		if (x->cap_fd >= 0)
+			unlink(tmp);
+		path = "a temporary file";
+	}
+	x->cap_path = path;
 	if (x->cap_fd < 0)
-		return fail(x, BT_EXIT_DATA, "%s: %s", x->capture, strerror(errno));
+		return fail(x, BT_EXIT_DATA, "%s: %s", path, strerror(errno));
 	co.devs = devs;
 	co.ndevs = x->nt;
 	co.out_fd = x->cap_fd;
-	co.gzip = len > 3 && !strcmp(x->capture + len - 3, ".gz") ? 6 : 0;
+	co.gzip = len > 3 && !strcmp(path + len - 3, ".gz") ? 6 : 0;
 	rc = bt_capture_start(&x->cap, &co, msg, sizeof(msg));
 	if (rc < 0) {
 		x->cap = NULL;
@@ -453,13 +577,19 @@ static int start_capture(struct replay *x)
 /* ------------------------------------------------------------- report */
 
 static const char *const cols[] = {
+	"sched", "run",	/* with a list only */
 	"pid", "comm", "ios", "bytes", "lat_p50_us", "lat_p99_us",
 	"lag_p50_us", "lag_p99_us", "lag_max_us", "errors",
 };
+#define LIST_COLS	2
 
 static void row(struct bt_table *t, const struct bt_replay_proc *p,
-		const char *comm)
+		const char *comm, const char *label, unsigned run)
 {
+	if (label) {
+		bt_table_str(t, label);
+		bt_table_u64(t, run);
+	}
 	if (comm)
 		bt_table_u64(t, p->pid);
 	else
@@ -476,29 +606,40 @@ static void row(struct bt_table *t, const struct bt_replay_proc *p,
 	bt_table_end_row(t);
 }
 
-static int report(struct replay *x)
+/* The rows of the last replay (label: its scheduler with a list); errors. */
+static uint64_t proc_rows(struct replay *x, struct bt_table *t,
+			  const char *label, unsigned run)
 {
-	struct bt_table *t = bt_tool_table(&x->o, cols, BT_NCOLS(cols));
 	size_t n = bt_replay_nprocs(x->rp);
 	struct bt_replay_proc p;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; t && i < n; i++) {
 		const char *comm;
 
 		bt_replay_proc_get(x->rp, i, &p);
 		comm = bt_reader_comm(x->r, p.pid);
-		row(t, &p, comm ? comm : "?");
+		row(t, &p, comm ? comm : "?", label, run);
 	}
 	bt_replay_proc_get(x->rp, n, &p);
-	row(t, &p, NULL);
+	if (t)
+		row(t, &p, NULL, label, run);
 	if (p.errors)
 		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " I/Os failed (first: %s)\n",
 			x->o.prog, p.errors, p.ios, strerror(p.first_error));
-	return bt_tool_table_done(&x->o, t) || p.errors ? BT_EXIT_DATA : BT_EXIT_OK;
+	return p.errors;
 }
 
-/* Targets, capture, the replay, its summary; a status when it failed. */
-static int run(struct replay *x, int64_t nios)
+static int report(struct replay *x)
+{
+	struct bt_table *t = bt_tool_table(&x->o, cols + LIST_COLS,
+					   BT_NCOLS(cols) - LIST_COLS);
+	uint64_t errors = proc_rows(x, t, NULL, 0);
+
+	return bt_tool_table_done(&x->o, t) || errors ? BT_EXIT_DATA : BT_EXIT_OK;
+}
+
+/* One replay and its summary on stderr; a status when it failed. */
+static int replay_once(struct replay *x, int64_t nios)
 {
 	struct bt_replay_opts ro = { x->speed, x->no_stall };
 	struct bt_replay_proc tot;
@@ -506,20 +647,6 @@ static int run(struct replay *x, int64_t nios)
 	double secs;
 	int rc;
 
-	/* A trace of the replay then names each thread as the original. */
-	for (size_t i = 0; i < bt_replay_nprocs(x->rp); i++) {
-		const char *comm = bt_reader_comm(x->r, bt_replay_proc_pid(x->rp, i));
-
-		if (comm)
-			bt_replay_proc_name(x->rp, i, comm);
-	}
-	rc = setup_targets(x);
-	if (!rc && x->capture)
-		rc = start_capture(x);
-	if (!rc && got_signal)
-		rc = fail(x, 128 + got_signal, "interrupted before the replay started");
-	if (rc)
-		return rc;
 	running = x->rp;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = bt_replay_run(x->rp, &ro);
@@ -527,7 +654,6 @@ static int run(struct replay *x, int64_t nios)
 	running = NULL;
 	if (rc < 0)
 		return fail(x, BT_EXIT_DATA, "replay: %s", strerror(-rc));
-	cleanup(x);
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
 	/* As fio counts: from the first I/O issued to the last completion. */
 	if (tot.span)
@@ -549,6 +675,297 @@ static int run(struct replay *x, int64_t nios)
 	return 0;
 }
 
+/* ------------------------------------------------------------ compare */
+
+/* --sched=all: what the first target's disk lists, then cfq. */
+static int expand_all(struct replay *x)
+{
+	struct compare *c = &x->cmp;
+	char cur[32], *tok, *save = NULL;
+	int rc = bt_blkdev_sched_get(x->t[0].b.disk, cur, sizeof(cur), c->list,
+				     sizeof(c->list));
+
+	if (rc < 0)
+		return fail(x, BT_EXIT_DATA, "%s: scheduler: %s", x->t[0].b.disk,
+			    strerror(-rc));
+	for (tok = strtok_r(c->list, " []\n", &save);
+	     tok && c->n < BT_REPLAY_MAX_SCHEDS - 1;
+	     tok = strtok_r(NULL, " []\n", &save))
+		if (strcmp(tok, "cfq"))
+			c->name[c->n++] = tok;
+	c->name[c->n++] = "cfq";
+	return 0;
+}
+
+/*
+ * Before the first run: block devices only (a file has no scheduler),
+ * the list, each label ("cfq(bfq)" where cfq maps to bfq), the contents
+ * the runs will write saved, the comparison engine.
+ */
+static int compare_prepare(struct replay *x)
+{
+	struct compare *c = &x->cmp;
+	const char *disk = x->t[0].b.disk, *dir = getenv("TMPDIR");
+	struct bt_replay_dev d;
+	int rc;
+
+	for (size_t i = 0; i < x->nt; i++)
+		if (!x->t[i].is_blk)
+			return fail(x, BT_EXIT_USAGE, "--sched=%s compares schedulers "
+				    "of a block device: %s is a regular file, which "
+				    "has none", x->sched, x->t[i].path);
+	if (c->all && (rc = expand_all(x)))
+		return rc;
+	for (size_t l = 0; l < c->n; l++) {
+		const char *m = bt_blkdev_sched_avail(disk, c->name[l]) == 0 ?
+				bt_blkdev_sched_legacy(c->name[l]) : NULL;
+
+		snprintf(c->label[l], LABEL_LEN, m ? "%s(%s)" : "%s", c->name[l], m);
+		c->labels[l] = c->label[l];
+	}
+	for (size_t i = 0; i < x->nt && c->n * c->repeat > 1; i++) {
+		bt_replay_dev_get(x->rp, i, &d);
+		if (!d.writes && !d.discards)
+			continue;
+		rc = bt_replay_snap_save(x->rp, i, dir && *dir ? dir : NULL,
+					 &c->snap[i]);
+		if (rc < 0)
+			return fail(x, BT_EXIT_DATA, "%s: saving what the trace "
+				    "writes: %s", x->t[i].path, strerror(-rc));
+		fprintf(stderr, "%s: %s: saved the %.1f MiB the trace writes, "
+			"written back before each run after the first\n", x->o.prog,
+			x->t[i].path, (double)bt_replay_snap_bytes(c->snap[i]) /
+			(1 << 20));
+	}
+	if (x->per_proc)
+		c->procs = bt_tool_table(&x->o, cols, BT_NCOLS(cols));
+	/* Groups by name: the replay threads carry the originals' names. */
+	if (bt_diff_new(&c->diff, &(struct bt_diff_opts){ .by = BT_DIFF_BY_COMM }) < 0)
+		bt_tool_nomem(&x->o);
+	return 0;
+}
+
+/* --capture FILE with a list: FILE-NAME[-RUN] before FILE's extensions. */
+static const char *capture_name(const struct replay *x, size_t k, char *buf,
+				size_t len)
+{
+	const struct compare *c = &x->cmp;
+	const char *base, *ext;
+	char run[24] = "";
+
+	if (!x->capture)
+		return NULL;
+	base = strrchr(x->capture, '/');
+	base = base ? base + 1 : x->capture;
+	ext = strchr(base + (*base == '.'), '.');
+	if (!ext)
+		ext = base + strlen(base);
+	if (c->repeat > 1)
+		snprintf(run, sizeof(run), "-%zu", k / c->n + 1);
+	snprintf(buf, len, "%.*s-%s%s%s", (int)(ext - x->capture), x->capture,
+		 c->name[k % c->n], run, ext);
+	return buf;
+}
+
+/* The capture being read back, from its start. */
+static struct bt_reader *reopen_capture(struct replay *x)
+{
+	struct bt_reader *r;
+
+	if (lseek(x->cap_fd, 0, SEEK_SET) < 0 || bt_reader_new(&r) < 0 ||
+	    bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0)
+		bt_tool_nomem(&x->o);
+	return r;
+}
+
+/*
+ * A first pass over the capture: the pids it names, and a reader of their
+ * names as bt_replay_names() corrects them (NULL when there are none; buf
+ * holds its bytes).
+ */
+static struct bt_reader *capture_names(struct replay *x, unsigned char **buf)
+{
+	struct bt_reader *r = reopen_capture(x), *names = NULL;
+	uint32_t *pids = NULL, *grown;
+	size_t n = 0, cap = 0, len;
+	struct bt_event ev;
+
+	while (bt_reader_next(r, &ev) > 0) {
+		if (!bt_event_is_note(&ev) || ev.action != BT_N_PROCESS)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(pids, cap * sizeof(*pids));
+			if (!grown)
+				bt_tool_nomem(&x->o);
+			pids = grown;
+		}
+		pids[n++] = ev.pid;
+	}
+	if (bt_replay_names(x->rp, x->r, r, pids, n, buf, &len) < 0)
+		bt_tool_nomem(&x->o);
+	if (len && (bt_reader_new(&names) < 0 ||
+		    bt_reader_add_mem(names, *buf, len, "names") < 0))
+		bt_tool_nomem(&x->o);
+	while (names && bt_reader_next(names, &ev) > 0)
+		;
+	free(pids);
+	bt_reader_free(r);
+	return names;
+}
+
+/* The capture of run k as recording k of the comparison. */
+static int read_capture(struct replay *x, size_t k)
+{
+	struct compare *c = &x->cmp;
+	char label[LABEL_LEN + 16];
+	struct bt_reader *r, *names;
+	unsigned char *buf = NULL;
+	struct bt_event ev;
+	uint64_t punted = 0;
+	int rc;
+
+	if (c->repeat > 1)
+		snprintf(label, sizeof(label), "%s#%zu", c->label[k % c->n],
+			 k / c->n + 1);
+	else
+		snprintf(label, sizeof(label), "%s", c->label[k % c->n]);
+	names = capture_names(x, &buf);
+	r = reopen_capture(x);
+	if (bt_diff_begin(c->diff, label, names) < 0)
+		bt_tool_nomem(&x->o);
+	while ((rc = bt_reader_next(r, &ev)) > 0) {
+		if (bt_replay_worker_owner(r, &ev))
+			punted += ev.action == BT_A_QUEUE;
+		if (bt_diff_feed(c->diff, &ev) < 0)
+			bt_tool_nomem(&x->o);
+	}
+	if (bt_diff_end(c->diff) < 0)
+		bt_tool_nomem(&x->o);
+	if (punted)
+		fprintf(stderr, "%s: run %zu: %" PRIu64 " bios were queued by "
+			"io_uring workers (iou-wrk-TID) for replay threads: "
+			"counted as those threads'\n", x->o.prog, k + 1, punted);
+	if (rc < 0) {
+		bt_tool_warnings(&x->o, r);
+		fprintf(stderr, "%s: %s: cannot read the capture of run %zu: %s\n",
+			x->o.prog, x->cap_path, k + 1, strerror(-rc));
+		c->bad_capture = 1;
+	}
+	bt_reader_free(r);
+	bt_reader_free(names);
+	free(buf);
+	return 0;
+}
+
+/* Scheduler name on every target's disk, once per disk. */
+static int sched_targets(struct replay *x, const char *name)
+{
+	char msg[256];
+
+	for (struct target *t = x->t; t < x->t + x->nt; t++) {
+		int dup = 0;
+
+		for (struct target *o = x->t; o < t; o++)
+			dup |= !strcmp(o->b.disk, t->b.disk);
+		if (!dup && bt_replay_sched_apply(t->b.disk, name, NULL, 0, note,
+						  x, &t->sched, msg, sizeof(msg)) < 0)
+			return fail(x, BT_EXIT_DATA, "%s", msg);
+	}
+	return 0;
+}
+
+/* Run k: contents back, its scheduler, the replay captured, compared. */
+static int compare_run(struct replay *x, size_t k, int64_t nios)
+{
+	struct compare *c = &x->cmp;
+	char path[4096];
+	int rc;
+
+	fprintf(stderr, "%s: run %zu of %zu: %s\n", x->o.prog, k + 1,
+		c->n * c->repeat, c->label[k % c->n]);
+	for (size_t i = 0; k && i < x->nt; i++)
+		if (c->snap[i] && (rc = bt_replay_snap_restore(c->snap[i])) < 0)
+			return fail(x, BT_EXIT_DATA, "%s: writing back its contents: "
+				    "%s", x->t[i].path, strerror(-rc));
+	rc = sched_targets(x, c->name[k % c->n]);
+	if (!rc)
+		rc = start_capture(x, capture_name(x, k, path, sizeof(path)));
+	if (!rc)
+		rc = replay_once(x, nios);
+	if (rc)
+		return rc;
+	rc = stop_capture(x) < 0 ? BT_EXIT_DATA : 0;
+	restore_scheds(x);
+	/* A run cut short is not compared with whole ones. */
+	if (!rc && !got_signal) {
+		rc = read_capture(x, k);
+		c->errors += proc_rows(x, c->procs, c->label[k % c->n],
+				       (unsigned)(k / c->n + 1));
+	}
+	close_capture(x);
+	return rc;
+}
+
+/* Every run, then the table and the verdict; the exit status. */
+static int compare(struct replay *x, int64_t nios)
+{
+	struct compare *c = &x->cmp;
+	int rc = compare_prepare(x), out;
+
+	for (size_t k = 0; !rc && !got_signal && k < c->n * c->repeat; k++)
+		rc = compare_run(x, k, nios);
+	if (rc)
+		return rc;
+	if (c->procs) {
+		out = bt_tool_table_done(&x->o, c->procs);
+	} else {
+		out = bt_replay_compare_print(c->diff, c->labels, c->n, c->repeat,
+					      stdout, bt_tool_fmt(&x->o),
+					      x->o.header) < 0 || fflush(stdout);
+		if (!out && bt_diff_recordings(c->diff)) {
+			fprintf(stderr, "%s: ", x->o.prog);
+			bt_replay_compare_verdict(c->diff, c->labels, c->n,
+						  c->repeat, stderr);
+		}
+		if (out)
+			fprintf(stderr, "%s: write error: %s\n", x->o.prog,
+				strerror(errno));
+	}
+	if (got_signal) {
+		fprintf(stderr, "%s: interrupted\n", x->o.prog);
+		return 128 + got_signal;
+	}
+	return out || c->errors || c->bad_capture ? BT_EXIT_DATA : BT_EXIT_OK;
+}
+
+/* Targets, capture, the replay, its summary; a status when it failed. */
+static int run(struct replay *x, int64_t nios)
+{
+	int rc;
+
+	/* A trace of the replay then names each thread as the original. */
+	for (size_t i = 0; i < bt_replay_nprocs(x->rp); i++) {
+		const char *comm = bt_reader_comm(x->r, bt_replay_proc_pid(x->rp, i));
+
+		if (comm)
+			bt_replay_proc_name(x->rp, i, comm);
+	}
+	rc = setup_targets(x);
+	if (!rc && x->capture && !x->cmp.repeat)
+		rc = start_capture(x, x->capture);
+	if (!rc && got_signal)
+		rc = fail(x, 128 + got_signal, "interrupted before the replay started");
+	if (rc)
+		return rc;
+	if (x->cmp.repeat)
+		return compare(x, nios);
+	rc = replay_once(x, nios);
+	if (!rc)
+		cleanup(x);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct replay x = { 0 };
@@ -564,9 +981,14 @@ int main(int argc, char **argv)
 	/* A trace cut short (blktrace killed) is replayed up to the cut. */
 	bad = load(&x, argc, argv, &nios);
 	status = nios > 0 && !got_signal ? run(&x, nios) : 0;
-	if (status) {
-		/* set-up or replay failed: what was changed goes back, no report */
+	if (status || x.cmp.repeat) {
+		/*
+		 * Set-up or replay failed (what was changed goes back, no
+		 * report), or a comparison, which reported itself.
+		 */
 		cleanup(&x);
+		if (!status && (bad || nios <= 0))
+			status = got_signal ? 128 + got_signal : BT_EXIT_DATA;
 	} else {
 		status = report(&x);
 		if (bad)
@@ -576,6 +998,7 @@ int main(int argc, char **argv)
 			status = 128 + got_signal;
 		}
 	}
+	bt_diff_free(x.cmp.diff);
 	bt_replay_free(x.rp);
 	bt_reader_free(x.r);
 	return status;
