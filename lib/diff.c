@@ -768,7 +768,7 @@ int bt_diff_rows(struct bt_diff *d,
 	return 0;
 }
 
-static void put_cell(struct bt_table *t, const struct bt_diff_cell *c)
+void bt_diff_put_cell(struct bt_table *t, const struct bt_diff_cell *c)
 {
 	switch (c->kind) {
 	case BT_DIFF_COUNT:
@@ -788,7 +788,7 @@ static void put_cell(struct bt_table *t, const struct bt_diff_cell *c)
 	}
 }
 
-static void put_ratio(struct bt_table *t, double v)
+void bt_diff_put_ratio(struct bt_table *t, double v)
 {
 	if (isnan(v))
 		bt_table_str(t, "");
@@ -803,10 +803,10 @@ static void print_row(const struct bt_diff_row *r, void *arg)
 	bt_table_str(t, r->group);
 	bt_table_str(t, r->metric);
 	for (size_t i = 0; i < r->n; i++)
-		put_cell(t, &r->cell[i]);
-	put_ratio(t, r->ratio[r->n - 1]);
+		bt_diff_put_cell(t, &r->cell[i]);
+	bt_diff_put_ratio(t, r->ratio[r->n - 1]);
 	for (size_t i = 1; r->n >= 3 && i < r->n; i++)
-		put_ratio(t, r->ratio[i]);
+		bt_diff_put_ratio(t, r->ratio[i]);
 	bt_table_end_row(t);
 }
 

@@ -91,6 +91,14 @@ void bt_group_free_dists(struct bt_group *g, size_t off);
 /* Number of columns of a static column-name array (an analysis's table). */
 #define BT_TABLE_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * lib/diff.c: one comparison cell, and a ratio (empty when NaN), written
+ * into a table as btdiff writes them; lib/replay_compare.c writes its
+ * medians the same way.
+ */
+void bt_diff_put_cell(struct bt_table *t, const struct bt_diff_cell *c);
+void bt_diff_put_ratio(struct bt_table *t, double v);
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

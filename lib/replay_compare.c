@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "btkit.h"
+#include "internal.h"
 
 #define RANGE_LEN	96
 
@@ -73,26 +73,6 @@ static int fmt_cell(char *buf, size_t len, const struct bt_diff_cell *c)
 	}
 }
 
-static void put_cell(struct bt_table *t, const struct bt_diff_cell *c)
-{
-	switch (c->kind) {
-	case BT_DIFF_COUNT:
-		bt_table_u64(t, c->u);
-		break;
-	case BT_DIFF_NS:
-		bt_table_us(t, c->u);
-		break;
-	case BT_DIFF_REAL:
-		bt_table_double(t, c->v, c->decimals);
-		break;
-	case BT_DIFF_TEXT:
-		bt_table_str(t, c->text);
-		break;
-	default:
-		bt_table_str(t, "");
-	}
-}
-
 /* "min..max", and "k/N" after it when only k of the N runs had it. */
 static void put_range(struct bt_table *t, const struct summary *s)
 {
@@ -118,14 +98,6 @@ static double ratio(const struct summary *a, const struct summary *b)
 	    b->med.kind == BT_DIFF_TEXT || a->med.v == 0)
 		return NAN;
 	return b->med.v / a->med.v;
-}
-
-static void put_ratio(struct bt_table *t, double v)
-{
-	if (isnan(v))
-		bt_table_str(t, "");
-	else
-		bt_table_double(t, v, 3);
 }
 
 /*
@@ -249,12 +221,14 @@ static void on_row(const struct bt_diff_row *r, void *arg)
 	bt_table_str(c->t, r->group);
 	bt_table_str(c->t, r->metric);
 	for (size_t l = 0; l < c->nl; l++) {
-		put_cell(c->t, s[l].have ? &s[l].med : &(struct bt_diff_cell){ 0 });
+		static const struct bt_diff_cell none = { 0 };
+
+		bt_diff_put_cell(c->t, s[l].have ? &s[l].med : &none);
 		put_range(c->t, &s[l]);
 	}
-	put_ratio(c->t, ratio(&s[0], &s[c->nl - 1]));
+	bt_diff_put_ratio(c->t, ratio(&s[0], &s[c->nl - 1]));
 	for (size_t l = 1; c->nl >= 3 && l < c->nl; l++)
-		put_ratio(c->t, ratio(&s[0], &s[l]));
+		bt_diff_put_ratio(c->t, ratio(&s[0], &s[l]));
 	if (bt_table_end_row(c->t) < 0)
 		c->err = -EINVAL;
 }
