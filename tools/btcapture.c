@@ -66,7 +66,7 @@ static const struct {
 };
 
 struct args {
-	struct bt_opts o;
+	struct tool_opts o;
 	const char *devs[MAX_DEVS];
 	size_t ndevs;
 	const char *output, *dir;
@@ -81,7 +81,7 @@ static uint16_t act_mask_of(const struct args *a, const char *name)
 	for (size_t i = 0; i < sizeof(act_names) / sizeof(act_names[0]); i++)
 		if (strcasecmp(name, act_names[i].name) == 0)
 			return act_names[i].mask;
-	bt_usage_error(&a->o, "unknown action category '%s'", name);
+	tool_usage_error(&a->o, "unknown action category '%s'", name);
 }
 
 static void parse_args(struct args *a, int argc, char **argv)
@@ -105,15 +105,15 @@ static void parse_args(struct args *a, int argc, char **argv)
 	int c;
 	unsigned long v;
 
-	bt_opts_init(&a->o, argv[0]);
+	tool_opts_init(&a->o, argv[0]);
 	a->co.out_fd = -1;
-	opterr = 0;	/* bt_opts_bad_option's messages name the program only */
+	opterr = 0;	/* tool_bad_option's messages name the program only */
 	while ((c = getopt_long(argc, argv, "+:d:o:D:w:a:b:zqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (a->ndevs == MAX_DEVS)
-				bt_usage_error(&a->o, "at most %d devices", MAX_DEVS);
+				tool_usage_error(&a->o, "at most %d devices", MAX_DEVS);
 			a->devs[a->ndevs++] = optarg;
 			break;
 		case 'o':
@@ -126,7 +126,7 @@ static void parse_args(struct args *a, int argc, char **argv)
 			errno = 0;
 			a->secs = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(a->secs > 0))
-				bt_usage_error(&a->o, "bad -w '%s': seconds > 0",
+				tool_usage_error(&a->o, "bad -w '%s': seconds > 0",
 					       optarg);
 			break;
 		case 'a':
@@ -137,7 +137,7 @@ static void parse_args(struct args *a, int argc, char **argv)
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || v < 4 ||
 			    v > 1024 * 1024)
-				bt_usage_error(&a->o, "bad -b '%s': KB from 4 to "
+				tool_usage_error(&a->o, "bad -b '%s': KB from 4 to "
 					       "1048576", optarg);
 			a->co.buf_kb = (unsigned)v;
 			break;
@@ -152,7 +152,7 @@ static void parse_args(struct args *a, int argc, char **argv)
 			else if (strcmp(optarg, "tracefs") == 0)
 				a->co.via = BT_VIA_TRACEFS;
 			else
-				bt_usage_error(&a->o, "bad --via '%s': auto, "
+				tool_usage_error(&a->o, "bad --via '%s': auto, "
 					       "relay or tracefs", optarg);
 			break;
 		case 'g':
@@ -163,21 +163,21 @@ static void parse_args(struct args *a, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			exit(fflush(stdout) ? BT_EXIT_DATA : BT_EXIT_OK);
+			exit(fflush(stdout) ? TOOL_EXIT_DATA : TOOL_EXIT_OK);
 		case 'V':
-			bt_opts_common(&a->o, c, optarg);
+			tool_opts_common(&a->o, c, optarg);
 			break;
 		default:
-			bt_opts_bad_option(&a->o, argv, "doDwab");
+			tool_bad_option(&a->o, argv, "doDwab");
 		}
 	}
 	if (!a->ndevs)
-		bt_usage_error(&a->o, "no device: give -d DEV");
+		tool_usage_error(&a->o, "no device: give -d DEV");
 	if (!a->output && !a->dir)
-		bt_usage_error(&a->o, "no output: give -o FILE or -D DIR");
+		tool_usage_error(&a->o, "no output: give -o FILE or -D DIR");
 	if (a->dir && a->output && (a->ndevs > 1 || strchr(a->output, '/') ||
 				    strcmp(a->output, "-") == 0))
-		bt_usage_error(&a->o, "with -D, -o is a basename for one device");
+		tool_usage_error(&a->o, "with -D, -o is a basename for one device");
 	if (optind < argc)
 		a->cmd = argv + optind;
 	a->co.devs = a->devs;
@@ -192,7 +192,7 @@ static pid_t spawn(const struct args *a, const sigset_t *old, int trace_fd)
 	pid_t pid = fork();
 
 	if (pid < 0)
-		err(BT_EXIT_DATA, "fork");
+		err(TOOL_EXIT_DATA, "fork");
 	if (pid == 0) {
 		/* its stdout must not land in the trace */
 		if (trace_fd == STDOUT_FILENO)
@@ -246,7 +246,7 @@ static int open_output(struct args *a)
 	fd = open(a->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s: %s\n", a->o.prog, a->output, strerror(errno));
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	return a->co.out_fd = fd;
 }
@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 	struct bt_capture_stats st;
 	sigset_t set, old;
 	char msg[512];
-	int fd, r, rc = BT_EXIT_OK, cmd_rc;
+	int fd, r, rc = TOOL_EXIT_OK, cmd_rc;
 
 	parse_args(&a, argc, argv);
 	fd = open_output(&a);
@@ -322,23 +322,23 @@ int main(int argc, char **argv)
 	r = bt_capture_start(&cap, &a.co, msg, sizeof(msg));
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", a.o.prog, msg[0] ? msg : strerror(-r));
-		return BT_EXIT_DATA;
+		return TOOL_EXIT_DATA;
 	}
 	cmd_rc = wait_end(&a, cap, &set, a.cmd ? spawn(&a, &old, fd) : -1);
 	r = bt_capture_stop(cap, &st, msg, sizeof(msg));
 	summary(&a, &st);
 	if (r < 0) {
 		fprintf(stderr, "%s: %s\n", a.o.prog, msg[0] ? msg : strerror(-r));
-		rc = BT_EXIT_DATA;
+		rc = TOOL_EXIT_DATA;
 	}
 	if (st.lost) {
 		fprintf(stderr, "%s: %" PRIu64 " events lost (raise -b)\n",
 			a.o.prog, st.lost);
-		rc = BT_EXIT_DATA;
+		rc = TOOL_EXIT_DATA;
 	}
 	if (fd > STDOUT_FILENO && close(fd) < 0) {
 		fprintf(stderr, "%s: %s: %s\n", a.o.prog, a.output, strerror(errno));
-		rc = BT_EXIT_DATA;
+		rc = TOOL_EXIT_DATA;
 	}
 	return cmd_rc > 0 ? cmd_rc : rc;
 }

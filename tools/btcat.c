@@ -17,7 +17,7 @@
 #define OUT_SIZE	(1u << 20)
 
 struct cat {
-	struct bt_opts o;
+	struct tool_opts o;
 	unsigned fmt_flags;
 	struct bt_blkorder *ord;
 	int failed;		/* an input had a bad record */
@@ -41,7 +41,7 @@ static const char *const csv_cols[] = {
 static void die_nomem(const struct cat *c)
 {
 	fprintf(stderr, "%s: %s\n", c->o.prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
+	exit(TOOL_EXIT_DATA);
 }
 
 /* ------------------------------------------------------------ output */
@@ -135,7 +135,7 @@ static void no_line(struct cat *c, const struct bt_event *e, int kind)
 static void print_event(struct cat *c, const struct bt_event *e,
 			uint64_t rel, size_t dev)
 {
-	const struct bt_opts *o = &c->o;
+	const struct tool_opts *o = &c->o;
 	int kind;
 
 	if ((o->has_dev && e->dev != o->dev) ||
@@ -165,7 +165,7 @@ static void print_event(struct cat *c, const struct bt_event *e,
 
 /* ------------------------------------------------------------ input */
 
-/* A bad record, as bt_tool_next() reports it. */
+/* A bad record, as tool_next() reports it. */
 static void read_error(struct cat *c, int rc)
 {
 	const struct bt_reader *r = bt_blkorder_failed(c->ord);
@@ -194,7 +194,7 @@ static void run(struct cat *c, struct bt_reader *r)
 		if (!bad)
 			die_nomem(c);
 		fprintf(stderr, "%s: %s: %s\n", c->o.prog, bad, strerror(-rc));
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	while ((rc = bt_blkorder_next(c->ord, &e, &rel, &dev)) != 0) {
 		if (rc < 0)
@@ -202,7 +202,7 @@ static void run(struct cat *c, struct bt_reader *r)
 		else
 			print_event(c, &e, rel, dev);
 	}
-	bt_tool_warnings(&c->o, r);
+	tool_warnings(&c->o, r);
 }
 
 /* Records blkparse complains about are left out: say where the first was. */
@@ -247,45 +247,45 @@ static void usage(const char *prog)
 	       "      --blkparse=VER     1.3 (default) or 1.2: as Debian's\n"
 	       "                         blkparse 1.2.0, no line for\n"
 	       "                         cgroup-flagged records\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct cat *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "blkparse", required_argument, NULL, 'B' },
 		{ "summary", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
-	bt_opts_init(&c->o, argv[0]);
+	tool_opts_init(&c->o, argv[0]);
 	opterr = 0;	/* our messages name the program without its path */
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "s", longopts,
+	while ((ch = getopt_long(argc, argv, TOOL_SHORTOPTS "s", longopts,
 				 NULL)) != -1) {
-		if (bt_opts_common(&c->o, ch, optarg))
+		if (tool_opts_common(&c->o, ch, optarg))
 			continue;
 		if (ch == 's') {
 			if (!c->sum && bt_summary_new(&c->sum) < 0)
 				die_nomem(c);
 		} else if (ch == 'h') {
 			usage(c->o.prog);
-			exit(BT_EXIT_OK);
+			exit(TOOL_EXIT_OK);
 		} else if (ch == 'B' && !strcmp(optarg, "1.2")) {
 			c->fmt_flags |= BT_FMT_V120;
 		} else if (ch == 'B' && !strcmp(optarg, "1.3")) {
 			c->fmt_flags &= ~BT_FMT_V120;
 		} else if (ch == 'B') {
-			bt_usage_error(&c->o, "bad blkparse version '%s' (want 1.2 or 1.3)",
+			tool_usage_error(&c->o, "bad blkparse version '%s' (want 1.2 or 1.3)",
 				       optarg);
 		} else {
-			bt_opts_bad_option(&c->o, argv, "dpw");
+			tool_bad_option(&c->o, argv, "dpw");
 		}
 	}
 	/* The statistics are blkparse's text: they have no CSV form. */
 	if (c->sum && c->o.csv)
-		bt_usage_error(&c->o, "-s (blkparse's text statistics) cannot "
+		tool_usage_error(&c->o, "-s (blkparse's text statistics) cannot "
 			       "be combined with -c");
 }
 
@@ -293,25 +293,25 @@ int main(int argc, char **argv)
 {
 	static struct cat c;
 	struct bt_reader *r;
-	int rc = BT_EXIT_OK;
+	int rc = TOOL_EXIT_OK;
 
 	parse_args(&c, argc, argv);
-	r = bt_tool_open(&c.o, argc, argv);
+	r = tool_open(&c.o, argc, argv);
 	c.out = malloc(OUT_SIZE);
 	if (!c.out)
 		die_nomem(&c);
 	if (c.o.csv || c.o.json)
-		c.table = bt_tool_table(&c.o, csv_cols, BT_NCOLS(csv_cols));
+		c.table = tool_table(&c.o, TOOL_COLS(csv_cols));
 	run(&c, r);
 	out_flush(&c);
 	if (c.sum && !c.table)
 		sum_print(&c);
-	if (c.table && bt_tool_table_done(&c.o, c.table))
-		rc = BT_EXIT_DATA;
+	if (c.table && tool_table_done(&c.o, c.table))
+		rc = TOOL_EXIT_DATA;
 	out_flush(&c);
 	if (fflush(stdout) || c.write_err) {
 		fprintf(stderr, "%s: write error: %s\n", c.o.prog, strerror(errno));
-		rc = BT_EXIT_DATA;
+		rc = TOOL_EXIT_DATA;
 	}
 	if (c.skipped)
 		skip_warning(&c, r);
@@ -320,5 +320,5 @@ int main(int argc, char **argv)
 	bt_summary_free(c.sum);
 	bt_blkorder_free(c.ord);
 	bt_reader_free(r);
-	return c.failed ? BT_EXIT_DATA : rc;
+	return c.failed ? TOOL_EXIT_DATA : rc;
 }

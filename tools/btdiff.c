@@ -25,7 +25,7 @@ struct recording {
 };
 
 struct differ {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_diff_opts dopt;
 	unsigned metric[BT_DIFF_NMETRICS];
 	bool verdict_stdout;
@@ -48,7 +48,7 @@ static void usage(const char *prog)
 	       "  -m, --metrics LIST     comma-separated metrics, in row order\n"
 	       "      --verdict          the verdict line on stdout, after the\n"
 	       "                         table (default: stderr)\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void bad_metric(const struct differ *x, const char *name)
@@ -61,7 +61,7 @@ static void bad_metric(const struct differ *x, const char *name)
 		n += (size_t)snprintf(valid + n, n < sizeof(valid) ?
 				      sizeof(valid) - n : 0, "%s%s",
 				      i ? ", " : "", m);
-	bt_usage_error(&x->o, "-m: unknown metric '%s' (valid: %s)", name,
+	tool_usage_error(&x->o, "-m: unknown metric '%s' (valid: %s)", name,
 		       valid);
 }
 
@@ -71,7 +71,7 @@ static void parse_metrics(struct differ *x, const char *list)
 	int m;
 
 	if (strlen(list) >= sizeof(buf))
-		bt_usage_error(&x->o, "-m: list too long");
+		tool_usage_error(&x->o, "-m: list too long");
 	strcpy(buf, list);
 	x->dopt.nmetrics = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
@@ -80,7 +80,7 @@ static void parse_metrics(struct differ *x, const char *list)
 		if (m < 0)
 			bad_metric(x, tok);
 		if (x->dopt.nmetrics == BT_DIFF_NMETRICS)
-			bt_usage_error(&x->o, "-m: a metric given twice");
+			tool_usage_error(&x->o, "-m: a metric given twice");
 		x->metric[x->dopt.nmetrics++] = (unsigned)m;
 	}
 	if (!x->dopt.nmetrics)
@@ -91,7 +91,7 @@ static void parse_metrics(struct differ *x, const char *list)
 static void parse_args(struct differ *x, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "by", required_argument, NULL, 'B' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "verdict", no_argument, NULL, 'v' },
@@ -99,8 +99,8 @@ static void parse_args(struct differ *x, int argc, char **argv)
 	};
 	int ch;
 
-	bt_opts_init(&x->o, argv[0]);
-	while ((ch = tool_getopt(&x->o, argc, argv, BT_COMMON_SHORTOPTS "m:",
+	tool_opts_init(&x->o, argv[0]);
+	while ((ch = tool_getopt(&x->o, argc, argv, TOOL_SHORTOPTS "m:",
 				 longopts, usage)) != -1) {
 		switch (ch) {
 		case 'B':
@@ -111,7 +111,7 @@ static void parse_args(struct differ *x, int argc, char **argv)
 			else if (!strcmp(optarg, "cgroup"))
 				x->dopt.by = BT_DIFF_BY_CGROUP;
 			else
-				bt_usage_error(&x->o, "--by: '%s' is not comm, "
+				tool_usage_error(&x->o, "--by: '%s' is not comm, "
 					       "pid or cgroup", optarg);
 			break;
 		case 'm':
@@ -123,9 +123,9 @@ static void parse_args(struct differ *x, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	x->dopt.has_pid = bt_opts_take_pid(&x->o, &x->dopt.pid);
+	x->dopt.has_pid = tool_take_pid(&x->o, &x->dopt.pid);
 	if (argc - optind < 2)
-		bt_usage_error(&x->o, "two recordings or more to compare "
+		tool_usage_error(&x->o, "two recordings or more to compare "
 			       "(A B [C...])");
 }
 
@@ -138,7 +138,7 @@ static void open_recordings(struct differ *x, int argc, char **argv)
 	x->rec = calloc(x->nrec, sizeof(*x->rec));
 	labels = calloc(x->nrec ? x->nrec : 1, sizeof(*labels));
 	if (!x->rec || !labels)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	for (size_t i = 0; i < x->nrec; i++) {
 		x->rec[i].path = tool_label(&x->o, argv[optind + (int)i],
 					    x->rec[i].label,
@@ -151,7 +151,7 @@ static void open_recordings(struct differ *x, int argc, char **argv)
 		x->rec[i].r = tool_open_path(&x->o, x->rec[i].path);
 }
 
-/* One pass over one recording; BT_EXIT_DATA when its input was bad. */
+/* One pass over one recording; TOOL_EXIT_DATA when its input was bad. */
 static int read_recording(struct differ *x, struct bt_diff *d,
 			  struct recording *rc)
 {
@@ -160,44 +160,44 @@ static int read_recording(struct differ *x, struct bt_diff *d,
 	int rc_read, rc_end;
 
 	if (bt_diff_begin(d, rc->label, rc->r) < 0)
-		bt_tool_nomem(&x->o);
-	while ((rc_read = bt_tool_next(&x->o, rc->r, &ev, &first)) > 0) {
+		tool_nomem(&x->o);
+	while ((rc_read = tool_next(&x->o, rc->r, &ev, &first)) > 0) {
 		if (bt_event_is_note(&ev) &&
 		    !tool_note_in_window(&x->o, first, &ev))
 			continue;
 		if (bt_diff_feed(d, &ev) < 0)
-			bt_tool_nomem(&x->o);
+			tool_nomem(&x->o);
 	}
 	rc_end = bt_diff_end(d);
 	if (rc_end == -ENOMSG) {
 		fprintf(stderr, "%s: %s: no cgroup ids in the trace: --by=cgroup "
 			"needs a recording that keeps them (btcapture --cgroup)\n",
 			x->o.prog, rc->path);
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	if (rc_end < 0)
-		bt_tool_nomem(&x->o);
-	bt_tool_warnings(&x->o, rc->r);
-	return rc_read < 0 ? BT_EXIT_DATA : BT_EXIT_OK;
+		tool_nomem(&x->o);
+	tool_warnings(&x->o, rc->r);
+	return rc_read < 0 ? TOOL_EXIT_DATA : TOOL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
 	static struct differ x;
 	struct bt_diff *d;
-	int status = BT_EXIT_OK, rc;
+	int status = TOOL_EXIT_OK, rc;
 
 	parse_args(&x, argc, argv);
 	open_recordings(&x, argc, argv);
 	if (bt_diff_new(&d, &x.dopt) < 0)
-		bt_tool_nomem(&x.o);
+		tool_nomem(&x.o);
 	for (size_t i = 0; i < x.nrec; i++)
 		if (read_recording(&x, d, &x.rec[i]))
-			status = BT_EXIT_DATA;
-	rc = bt_diff_print(d, stdout, bt_tool_fmt(&x.o),
+			status = TOOL_EXIT_DATA;
+	rc = bt_diff_print(d, stdout, tool_fmt(&x.o),
 			   x.o.header);
 	if (rc == -ENOMEM)
-		bt_tool_nomem(&x.o);
+		tool_nomem(&x.o);
 	if (!rc && x.verdict_stdout)
 		rc = bt_diff_verdict(d, stdout);
 	else if (!rc && !fflush(stdout) && fprintf(stderr, "%s: ", x.o.prog) > 0)
@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "%s: write error: %s\n", x.o.prog,
 			strerror(-rc));
-		status = BT_EXIT_DATA;
+		status = TOOL_EXIT_DATA;
 	}
 	for (size_t i = 0; i < x.nrec; i++)
 		bt_reader_free(x.rec[i].r);

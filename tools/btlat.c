@@ -16,7 +16,7 @@
 #include "common.h"
 
 struct lat {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_lat_opts lo;
 	bool each;
 	struct bt_table *t;
@@ -42,13 +42,13 @@ static void usage(const char *prog)
 	       "                         and m2d per bio\n"
 	       "  -P, --per-process      rows per owner process\n"
 	       "  -e, --each             one line per request instead\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct lat *l, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "btt", no_argument, NULL, 'B' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "each", no_argument, NULL, 'e' },
@@ -56,16 +56,16 @@ static void parse_args(struct lat *l, int argc, char **argv)
 	};
 	int ch;
 
-	bt_opts_init(&l->o, argv[0]);
+	tool_opts_init(&l->o, argv[0]);
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, BT_COMMON_SHORTOPTS "Pe",
+	while ((ch = getopt_long(argc, argv, TOOL_SHORTOPTS "Pe",
 				 longopts, NULL)) != -1) {
-		if (bt_opts_common(&l->o, ch, optarg))
+		if (tool_opts_common(&l->o, ch, optarg))
 			continue;
 		switch (ch) {
 		case 'h':
 			usage(l->o.prog);
-			exit(BT_EXIT_OK);
+			exit(TOOL_EXIT_OK);
 		case 'B':
 			l->lo.btt = 1;
 			break;
@@ -76,11 +76,11 @@ static void parse_args(struct lat *l, int argc, char **argv)
 			l->each = true;
 			break;
 		default:
-			bt_opts_bad_option(&l->o, argv, "dpw");
+			tool_bad_option(&l->o, argv, "dpw");
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	l->lo.has_pid = bt_opts_take_pid(&l->o, &l->lo.pid);
+	l->lo.has_pid = tool_take_pid(&l->o, &l->lo.pid);
 	if (l->lo.has_pid)
 		l->lo.per_pid = 1;
 	if (l->each) {
@@ -151,42 +151,42 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_lat *lat;
 	struct bt_event ev;
-	int rc, status = BT_EXIT_OK;
+	int rc, status = TOOL_EXIT_OK;
 
 	parse_args(&l, argc, argv);
-	r = bt_tool_open(&l.o, argc, argv);
+	r = tool_open(&l.o, argc, argv);
 	to.reader = r;
 	l.first = UINT64_MAX;
 	if (bt_lat_new(&lat, &l.lo) < 0)
-		bt_tool_nomem(&l.o);
+		tool_nomem(&l.o);
 	bt_lat_attach(lat, &to);
 	if (bt_tracker_new(&tr, &to) < 0)
-		bt_tool_nomem(&l.o);
+		tool_nomem(&l.o);
 	if (l.each)
 		l.t = tool_table(&l.o, bt_lat_req_cols());
-	while ((rc = bt_tool_next(&l.o, r, &ev, &l.first)) > 0) {
+	while ((rc = tool_next(&l.o, r, &ev, &l.first)) > 0) {
 		bt_tracker_feed(tr, &ev, &rq);
 		bt_lat_feed(lat, &ev, rq);
 	}
 	if (rc < 0)
-		status = BT_EXIT_DATA;
+		status = TOOL_EXIT_DATA;
 	bt_tracker_flush(tr);
 	warn_unfinished(&l, tr);
 	if (!l.each) {
 		l.t = tool_table(&l.o, bt_lat_cols(lat));
 		bt_lat_table(lat, l.t, r);
 	}
-	if (bt_tool_table_done(&l.o, l.t))
-		status = BT_EXIT_DATA;
+	if (tool_table_done(&l.o, l.t))
+		status = TOOL_EXIT_DATA;
 	bt_lat_get_stats(lat, &ls);
-	if (status == BT_EXIT_OK && !(l.each ? ls.completed : ls.rows))
+	if (status == TOOL_EXIT_OK && !(l.each ? ls.completed : ls.rows))
 		explain_empty(&l, &ls);
 	if (ls.nomem) {
 		fprintf(stderr, "%s: %s: percentiles incomplete\n", l.o.prog,
 			strerror(ENOMEM));
-		status = BT_EXIT_DATA;
+		status = TOOL_EXIT_DATA;
 	}
-	bt_tool_warnings(&l.o, r);
+	tool_warnings(&l.o, r);
 	bt_tracker_free(tr);
 	bt_reader_free(r);
 	bt_lat_free(lat);

@@ -12,7 +12,7 @@
 #include "common.h"
 
 struct merge {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_merge_opts mo;
 	struct bt_table *t;
 };
@@ -25,24 +25,24 @@ static void usage(const char *prog)
 	       "Options (-p PID selects the requests PID owns; implies -P):\n%s"
 	       "  -P, --per-process      rows per owner process (pid of the\n"
 	       "                         first bio of each request)\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct merge *m, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "per-process", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
-	bt_opts_init(&m->o, argv[0]);
-	while ((ch = tool_getopt(&m->o, argc, argv, BT_COMMON_SHORTOPTS "P",
+	tool_opts_init(&m->o, argv[0]);
+	while ((ch = tool_getopt(&m->o, argc, argv, TOOL_SHORTOPTS "P",
 				 longopts, usage)) != -1)
 		m->mo.per_pid = 1;	/* -P, the only option of its own */
 	/* -p selects owners, not events: D and C run in other contexts. */
-	m->mo.has_pid = bt_opts_take_pid(&m->o, &m->mo.pid);
+	m->mo.has_pid = tool_take_pid(&m->o, &m->mo.pid);
 	if (m->mo.has_pid)
 		m->mo.per_pid = 1;
 }
@@ -61,22 +61,22 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&m, argc, argv);
-	to.reader = r = bt_tool_open(&m.o, argc, argv);
+	to.reader = r = tool_open(&m.o, argc, argv);
 	if (bt_merge_new(&mg, &m.mo) < 0)
-		bt_tool_nomem(&m.o);
+		tool_nomem(&m.o);
 	bt_merge_attach(mg, &to);
 	if (bt_tracker_new(&tr, &to) < 0)
-		bt_tool_nomem(&m.o);
-	while ((rc = bt_tool_next(&m.o, r, &ev, &first)) > 0) {
+		tool_nomem(&m.o);
+	while ((rc = tool_next(&m.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
 		bt_tracker_feed(tr, &ev, &rq);
 		if (bt_merge_feed(mg, &ev, rq) < 0)
-			bt_tool_nomem(&m.o);
+			tool_nomem(&m.o);
 	}
 	bt_tracker_flush(tr);
 	m.t = tool_table(&m.o, bt_merge_cols(mg));
 	if (bt_merge_table(mg, m.t, r) < 0)
-		bt_tool_nomem(&m.o);
+		tool_nomem(&m.o);
 	tool_explain_empty(&m.o, seen, 1u << BT_A_QUEUE | 1u << BT_A_REMAP,
 			   "btmerge", "merge ratios compare the bios queued with "
 			   "the requests dispatched, from a device's first Q "

@@ -21,7 +21,7 @@
 #define MAX_TRACES	8
 
 struct plotter {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_plot_opts po;
 	bool has_kind, has_pid, report;
 	uint32_t want_pid;
@@ -100,19 +100,19 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 	double v;
 	int ch, k;
 
-	bt_opts_init(&pl->o, argv[0]);
+	tool_opts_init(&pl->o, argv[0]);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "d:p:w:hVk:o:", longopts,
 				 NULL)) != -1) {
-		if (ch != 'h' && bt_opts_common(&pl->o, ch, optarg))
+		if (ch != 'h' && tool_opts_common(&pl->o, ch, optarg))
 			continue;
 		switch (ch) {
 		case 'h':
 			usage(pl->o.prog);
-			exit(BT_EXIT_OK);
+			exit(TOOL_EXIT_OK);
 		case 'k':
 			if ((k = pick(optarg, kinds, 5)) < 0)
-				bt_usage_error(&pl->o, "-k: '%s' is not heatmap, "
+				tool_usage_error(&pl->o, "-k: '%s' is not heatmap, "
 					       "offset, iops, depth or waits",
 					       optarg);
 			pl->po.kind = (uint8_t)k;
@@ -123,7 +123,7 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 			break;
 		case 'M':
 			if ((k = pick(optarg, metrics, 5)) < 0)
-				bt_usage_error(&pl->o, "--metric: '%s' is not q2c, "
+				tool_usage_error(&pl->o, "--metric: '%s' is not q2c, "
 					       "d2c, q2d, fsync or slice", optarg);
 			pl->po.metric = (uint8_t)k;
 			break;
@@ -133,7 +133,7 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 		case 'B':
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || !(v >= 1e-6 && v <= 1e6))
-				bt_usage_error(&pl->o, "--bin: '%s' is not a number "
+				tool_usage_error(&pl->o, "--bin: '%s' is not a number "
 					       "of seconds from 0.000001 to 1000000",
 					       optarg);
 			pl->po.bin_ns = (uint64_t)(v * 1e9 + 0.5);
@@ -144,23 +144,23 @@ static void parse_args(struct plotter *pl, int argc, char **argv)
 		case 'T':
 			k = (int)strtol(optarg, &end, 10);
 			if (end == optarg || *end || k < 1 || k > 128)
-				bt_usage_error(&pl->o, "--top: '%s' is not a number "
+				tool_usage_error(&pl->o, "--top: '%s' is not a number "
 					       "from 1 to 128", optarg);
 			pl->po.top = (unsigned)k;
 			break;
 		default:
-			bt_opts_bad_option(&pl->o, argv, "dpwko");
+			tool_bad_option(&pl->o, argv, "dpwko");
 		}
 	}
 	if (pl->report && (pl->has_kind || pl->o.has_pid))
-		bt_usage_error(&pl->o, "--report draws every kind of every "
+		tool_usage_error(&pl->o, "--report draws every kind of every "
 			       "process: not with %s", pl->has_kind ? "-k" : "-p");
 	if (!pl->has_kind && !pl->report)
-		bt_usage_error(&pl->o, "-k KIND is required (heatmap, offset, "
+		tool_usage_error(&pl->o, "-k KIND is required (heatmap, offset, "
 			       "iops, depth or waits), or --report");
 	if (argc - optind > MAX_TRACES)
-		bt_usage_error(&pl->o, "at most %d traces", MAX_TRACES);
-	pl->has_pid = bt_opts_take_pid(&pl->o, &pl->want_pid);
+		tool_usage_error(&pl->o, "at most %d traces", MAX_TRACES);
+	pl->has_pid = tool_take_pid(&pl->o, &pl->want_pid);
 }
 
 static void check(struct plotter *pl, int rc)
@@ -216,13 +216,13 @@ static int read_trace(struct plotter *pl, const char *label)
 
 	pl->sl = NULL;
 	if (bt_plot_new(&pl->plots[pl->n], &pl->po, label) < 0)
-		bt_tool_nomem(&pl->o);
+		tool_nomem(&pl->o);
 	pl->cur = pl->plots[pl->n++];
 	if (bt_tracker_new(&tr, &to) < 0 ||
 	    (want_sync && bt_sync_new(&sy, &so) < 0) ||
 	    (want_slice && bt_slice_new(&pl->sl, &lo) < 0))
-		bt_tool_nomem(&pl->o);
-	while ((rc = bt_tool_next(&pl->o, pl->r, &ev, &first)) > 0) {
+		tool_nomem(&pl->o);
+	while ((rc = tool_next(&pl->o, pl->r, &ev, &first)) > 0) {
 		rq = NULL;
 		if (ev.category & BT_TC_PC)
 			continue;
@@ -241,7 +241,7 @@ static int read_trace(struct plotter *pl, const char *label)
 		bt_sync_finish(sy);
 	if (pl->sl)
 		bt_slice_finish(pl->sl);
-	bt_tool_warnings(&pl->o, pl->r);
+	tool_warnings(&pl->o, pl->r);
 	bt_slice_free(pl->sl);
 	pl->sl = NULL;
 	bt_sync_free(sy);
@@ -260,15 +260,15 @@ static int read_report(struct plotter *pl, const char *label)
 	int rc;
 
 	if (bt_report_begin(pl->rp, label, pl->r) < 0)
-		bt_tool_nomem(&pl->o);
-	while ((rc = bt_tool_next(&pl->o, pl->r, &ev, &first)) > 0) {
+		tool_nomem(&pl->o);
+	while ((rc = tool_next(&pl->o, pl->r, &ev, &first)) > 0) {
 		if (bt_event_is_note(&ev) &&
 		    !tool_note_in_window(&pl->o, first, &ev))
 			continue;
 		check(pl, bt_report_feed(pl->rp, &ev));
 	}
 	check(pl, bt_report_end(pl->rp));
-	bt_tool_warnings(&pl->o, pl->r);
+	tool_warnings(&pl->o, pl->r);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -277,13 +277,13 @@ int main(int argc, char **argv)
 	static struct plotter pl;
 	char label[MAX_TRACES][64], *none[] = { argv[0], (char *)"-" };
 	const char *labels[MAX_TRACES];
-	int ntr, first, status = BT_EXIT_OK, rc;
+	int ntr, first, status = TOOL_EXIT_OK, rc;
 	FILE *f = stdout;
 
 	parse_args(&pl, argc, argv);
 	if (pl.out && !(f = fopen(pl.out, "w"))) {
 		fprintf(stderr, "%s: %s: %s\n", pl.o.prog, pl.out, strerror(errno));
-		return BT_EXIT_DATA;
+		return TOOL_EXIT_DATA;
 	}
 	if (optind >= argc) {
 		argv = none;
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	first = optind;
 	ntr = argc - first;
 	if (pl.report && bt_report_new(&pl.rp, &pl.po, (size_t)ntr) < 0)
-		bt_tool_nomem(&pl.o);
+		tool_nomem(&pl.o);
 	for (int i = 0; i < ntr; i++) {
 		argv[first + i] = (char *)tool_label(&pl.o, argv[first + i],
 						     label[i], sizeof(label[i]));
@@ -301,22 +301,22 @@ int main(int argc, char **argv)
 	}
 	tool_labels_check(&pl.o, labels, (size_t)ntr);
 	for (int i = 0; i < ntr; i++) {
-		/* bt_tool_open opens argv[optind..argc): this one trace. */
+		/* tool_open opens argv[optind..argc): this one trace. */
 		optind = first + i;
-		pl.r = bt_tool_open(&pl.o, first + i + 1, argv);
+		pl.r = tool_open(&pl.o, first + i + 1, argv);
 		if ((pl.report ? read_report(&pl, label[i]) :
 				 read_trace(&pl, label[i])) < 0)
-			status = BT_EXIT_DATA;
+			status = TOOL_EXIT_DATA;
 		bt_reader_free(pl.r);
 	}
 	if (pl.nomem)
-		bt_tool_nomem(&pl.o);
+		tool_nomem(&pl.o);
 	rc = pl.report ? bt_report_write(pl.rp, f) :
 			 bt_plot_render(pl.plots, pl.n, f);
 	if ((f != stdout && fclose(f)) || rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", pl.o.prog, pl.out ? pl.out : "-",
 			strerror(rc < 0 ? -rc : errno));
-		status = BT_EXIT_DATA;
+		status = TOOL_EXIT_DATA;
 	}
 	for (size_t i = 0; i < pl.n; i++)
 		bt_plot_free(pl.plots[i]);

@@ -59,7 +59,7 @@ struct compare {
 };
 
 struct replay {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_replay_conf conf;
 	const char *target, *sched, *capture;
 	const char *cap_path;	/* the capture being written, for messages */
@@ -132,15 +132,15 @@ enum { O_TARGET = 256, O_DEVICE, O_SCHED, O_SCHED_OPT, O_WRITE, O_FORCE, O_SPEED
 static void add_map(struct replay *x, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
-	struct bt_opts tmp = x->o;
+	struct tool_opts tmp = x->o;
 	char spec[64];
 
 	if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof(spec) ||
 	    x->nmap == MAX_TARGETS)
-		bt_usage_error(&x->o, "bad --map '%s' (want MAJ,MIN=DEV)", arg);
+		tool_usage_error(&x->o, "bad --map '%s' (want MAJ,MIN=DEV)", arg);
 	memcpy(spec, arg, (size_t)(eq - arg));
 	spec[eq - arg] = '\0';
-	bt_opts_common(&tmp, 'd', spec);
+	tool_opts_common(&tmp, 'd', spec);
 	x->map[x->nmap++] = (struct bt_replay_map){ tmp.dev, eq + 1 };
 }
 
@@ -155,16 +155,16 @@ static void parse_list(struct replay *x)
 
 	if (!x->sched || (!strchr(x->sched, ',') && strcmp(x->sched, "all"))) {
 		if (c->repeat)
-			bt_usage_error(&x->o, "--repeat needs --sched with two "
+			tool_usage_error(&x->o, "--repeat needs --sched with two "
 				       "schedulers or more, or --sched=all");
 		return;
 	}
 	if (strlen(x->sched) >= sizeof(c->list) || x->sched[0] == ',' ||
 	    x->sched[strlen(x->sched) - 1] == ',' || strstr(x->sched, ",,"))
-		bt_usage_error(&x->o, "bad --sched '%s' (want NAME,NAME[,...] or "
+		tool_usage_error(&x->o, "bad --sched '%s' (want NAME,NAME[,...] or "
 			       "all)", x->sched);
 	if (x->ntune)
-		bt_usage_error(&x->o, "--sched-opt sets one scheduler's tunables: "
+		tool_usage_error(&x->o, "--sched-opt sets one scheduler's tunables: "
 			       "not with a list of schedulers");
 	if (!c->repeat)
 		c->repeat = 1;
@@ -175,12 +175,12 @@ static void parse_list(struct replay *x)
 	for (tok = strtok_r(c->list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "all"))
-			bt_usage_error(&x->o, "--sched: all stands alone");
+			tool_usage_error(&x->o, "--sched: all stands alone");
 		for (size_t i = 0; i < c->n; i++)
 			if (!strcmp(c->name[i], tok))
-				bt_usage_error(&x->o, "--sched: %s given twice", tok);
+				tool_usage_error(&x->o, "--sched: %s given twice", tok);
 		if (c->n == BT_REPLAY_MAX_SCHEDS)
-			bt_usage_error(&x->o, "--sched: at most %d schedulers",
+			tool_usage_error(&x->o, "--sched: at most %d schedulers",
 				       BT_REPLAY_MAX_SCHEDS);
 		c->name[c->n++] = tok;
 	}
@@ -212,18 +212,18 @@ static void parse(struct replay *x, int argc, char **argv)
 	char *end;
 	int c;
 
-	bt_opts_init(&x->o, argv[0]);
+	tool_opts_init(&x->o, argv[0]);
 	x->speed = 1.0;
 	x->cap_fd = -1;
 	opterr = 0;	/* our messages name the program without its path */
-	while ((c = getopt_long(argc, argv, ":" BT_COMMON_SHORTOPTS "r", lo,
+	while ((c = getopt_long(argc, argv, ":" TOOL_SHORTOPTS "r", lo,
 				NULL)) != -1) {
-		if (bt_opts_common(&x->o, c, optarg))
+		if (tool_opts_common(&x->o, c, optarg))
 			continue;
 		switch (c) {
 		case 'h':
 			usage();
-			exit(fflush(stdout) ? BT_EXIT_DATA : BT_EXIT_OK);
+			exit(fflush(stdout) ? TOOL_EXIT_DATA : TOOL_EXIT_OK);
 		case O_DEVICE:
 			/* elsewhere --device is the -d filter: say so once */
 			if (!x->target)
@@ -243,13 +243,13 @@ static void parse(struct replay *x, int argc, char **argv)
 			x->cmp.repeat = (unsigned)strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' ||
 			    !x->cmp.repeat || x->cmp.repeat > MAX_REPEAT)
-				bt_usage_error(&x->o, "bad --repeat '%s' (want 1 to %d)",
+				tool_usage_error(&x->o, "bad --repeat '%s' (want 1 to %d)",
 					       optarg, MAX_REPEAT);
 			break;
 		case O_SCHED_OPT:
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
 			    x->ntune == MAX_TUNES)
-				bt_usage_error(&x->o, "bad --sched-opt '%s' (want KEY=VALUE)",
+				tool_usage_error(&x->o, "bad --sched-opt '%s' (want KEY=VALUE)",
 					       optarg);
 			x->tune[x->ntune++] = optarg;
 			break;
@@ -261,21 +261,21 @@ static void parse(struct replay *x, int argc, char **argv)
 			x->speed = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(x->speed > 0) ||
 			    x->speed > 1e6)
-				bt_usage_error(&x->o, "bad speed '%s'", optarg);
+				tool_usage_error(&x->o, "bad speed '%s'", optarg);
 			break;
 		case O_FROM:
 			if (strcmp(optarg, "Q") && strcmp(optarg, "D"))
-				bt_usage_error(&x->o, "bad --from '%s' (want Q or D)", optarg);
+				tool_usage_error(&x->o, "bad --from '%s' (want Q or D)", optarg);
 			x->from_d = optarg[0] == 'D';
 			break;
 		default:
-			bt_opts_bad_option(&x->o, argv, "dpw");
+			tool_bad_option(&x->o, argv, "dpw");
 		}
 	}
 	if (x->no_stall && x->speed != 1.0)
-		bt_usage_error(&x->o, "--speed and --no-stall exclude each other");
+		tool_usage_error(&x->o, "--speed and --no-stall exclude each other");
 	if (x->target && x->nmap)
-		bt_usage_error(&x->o, "--target and --map exclude each other");
+		tool_usage_error(&x->o, "--target and --map exclude each other");
 	parse_list(x);
 }
 
@@ -318,11 +318,11 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 
 	conf->from_d = (uint8_t)x->from_d;
 	/* -p here, not in the reader: completions carry no owner's pid. */
-	conf->has_pid = bt_opts_take_pid(&x->o, &conf->pid);
-	x->r = bt_tool_open(&x->o, argc, argv);
+	conf->has_pid = tool_take_pid(&x->o, &conf->pid);
+	x->r = tool_open(&x->o, argc, argv);
 	if (bt_replay_new(&x->rp, conf) < 0)
 		goto nomem;
-	while (!got_signal && (rc = bt_tool_next(&x->o, x->r, &ev, &first)) > 0) {
+	while (!got_signal && (rc = tool_next(&x->o, x->r, &ev, &first)) > 0) {
 		nq += ev.action == BT_A_QUEUE && !bt_event_is_note(&ev);
 		nd += ev.action == BT_A_ISSUE && !bt_event_is_note(&ev);
 		if (bt_replay_feed(x->rp, &ev) < 0)
@@ -330,7 +330,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 	}
 	if (rc < 0)
 		bad = 1;
-	bt_tool_warnings(&x->o, x->r);
+	tool_warnings(&x->o, x->r);
 	*nios = bt_replay_loaded(x->rp);
 	if (*nios < 0)
 		goto nomem;
@@ -340,7 +340,7 @@ static int load(struct replay *x, int argc, char **argv, int64_t *nios)
 	}
 	return bad;
 nomem:
-	bt_tool_nomem(&x->o);
+	tool_nomem(&x->o);
 }
 
 /* ------------------------------------------------------------ targets */
@@ -440,14 +440,14 @@ static int scratch(struct replay *x, struct target *t, const struct bt_replay_de
 				   t->scratch, sizeof(t->scratch));
 
 	if (rc < 0)
-		return fail(x, BT_EXIT_DATA, "cannot make a scratch loop device: "
+		return fail(x, TOOL_EXIT_DATA, "cannot make a scratch loop device: "
 			    "%s (root needed; or --target FILE)", strerror(-rc));
 	t->keep_fd = rc;
 	t->path = t->scratch;
 	t->is_blk = 1;
 	rc = bt_blkdev_info(t->path, &t->b);
 	if (rc < 0)
-		return fail(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
+		return fail(x, TOOL_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
 	fprintf(stderr, "%s: scratch device %s for %u,%u (%" PRIu64
 		" MiB sparse file, removed afterwards)\n", x->o.prog, t->path,
 		BT_DEV_MAJOR(d->dev), BT_DEV_MINOR(d->dev),
@@ -462,7 +462,7 @@ static int explicit(struct replay *x, struct target *t, const struct bt_replay_d
 	struct bt_replay_verdict v;
 
 	if (bt_replay_check_target(t->path, d, flags, &v) < 0)
-		return fail(x, BT_EXIT_DATA, "%s: %s", t->path, v.why);
+		return fail(x, TOOL_EXIT_DATA, "%s: %s", t->path, v.why);
 	if (v.refused)
 		return fail(x, EXIT_REFUSED, "%s: %s", t->path, v.why);
 	t->is_blk = v.is_blk;
@@ -488,7 +488,7 @@ static int set_sched(struct replay *x, struct target *t)
 			return 0;
 	if (bt_replay_sched_apply(t->b.disk, x->sched, x->tune, x->ntune, note,
 				  x, &t->sched, msg, sizeof(msg)) < 0)
-		return fail(x, BT_EXIT_DATA, "%s", msg);
+		return fail(x, TOOL_EXIT_DATA, "%s", msg);
 	return 0;
 }
 
@@ -499,7 +499,7 @@ static int setup_targets(struct replay *x)
 	int rc;
 
 	if (n > MAX_TARGETS)
-		return fail(x, BT_EXIT_USAGE, "the trace holds %zu devices: choose "
+		return fail(x, TOOL_EXIT_USAGE, "the trace holds %zu devices: choose "
 			    "with -d", n);
 	for (size_t i = 0; i < n; i++) {
 		struct target *t = &x->t[x->nt++];
@@ -509,10 +509,10 @@ static int setup_targets(struct replay *x)
 		rc = bt_replay_target_path(x->map, x->nmap, x->target, d.dev, n,
 					   &t->path);
 		if (rc == -ENOENT)
-			return fail(x, BT_EXIT_USAGE, "traced device %u,%u has no "
+			return fail(x, TOOL_EXIT_USAGE, "traced device %u,%u has no "
 				    "--map", BT_DEV_MAJOR(d.dev), BT_DEV_MINOR(d.dev));
 		if (rc < 0)
-			return fail(x, BT_EXIT_USAGE, "the trace holds %zu devices: "
+			return fail(x, TOOL_EXIT_USAGE, "the trace holds %zu devices: "
 				    "choose one with -d MAJ,MIN or map each with "
 				    "--map", n);
 		rc = t->path ? explicit(x, t, &d) : scratch(x, t, &d);
@@ -521,7 +521,7 @@ static int setup_targets(struct replay *x)
 		rc = bt_replay_open_target(t->path, t->is_blk,
 					   d.writes + d.discards > 0, note, x);
 		if (rc < 0)
-			return fail(x, BT_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
+			return fail(x, TOOL_EXIT_DATA, "%s: %s", t->path, strerror(-rc));
 		t->fd = rc;
 		rc = set_sched(x, t);
 		if (rc)
@@ -545,7 +545,7 @@ static int start_capture(struct replay *x, const char *path)
 
 	for (size_t i = 0; i < x->nt; i++) {
 		if (!x->t[i].is_blk)
-			return fail(x, BT_EXIT_USAGE, "--capture needs block devices: "
+			return fail(x, TOOL_EXIT_USAGE, "--capture needs block devices: "
 				    "%s is a file", x->t[i].path);
 		devs[i] = x->t[i].path;
 	}
@@ -561,7 +561,7 @@ static int start_capture(struct replay *x, const char *path)
 	}
 	x->cap_path = path;
 	if (x->cap_fd < 0)
-		return fail(x, BT_EXIT_DATA, "%s: %s", path, strerror(errno));
+		return fail(x, TOOL_EXIT_DATA, "%s: %s", path, strerror(errno));
 	co.devs = devs;
 	co.ndevs = x->nt;
 	co.out_fd = x->cap_fd;
@@ -569,7 +569,7 @@ static int start_capture(struct replay *x, const char *path)
 	rc = bt_capture_start(&x->cap, &co, msg, sizeof(msg));
 	if (rc < 0) {
 		x->cap = NULL;
-		return fail(x, BT_EXIT_DATA, "capture: %s", *msg ? msg : strerror(-rc));
+		return fail(x, TOOL_EXIT_DATA, "capture: %s", *msg ? msg : strerror(-rc));
 	}
 	return 0;
 }
@@ -631,11 +631,12 @@ static uint64_t proc_rows(struct replay *x, struct bt_table *t,
 
 static int report(struct replay *x)
 {
-	struct bt_table *t = bt_tool_table(&x->o, cols + LIST_COLS,
-					   BT_NCOLS(cols) - LIST_COLS);
+	struct bt_table *t = tool_table(&x->o,
+		(struct bt_table_cols){ cols + LIST_COLS,
+					TOOL_NCOLS(cols) - LIST_COLS });
 	uint64_t errors = proc_rows(x, t, NULL, 0);
 
-	return bt_tool_table_done(&x->o, t) || errors ? BT_EXIT_DATA : BT_EXIT_OK;
+	return tool_table_done(&x->o, t) || errors ? TOOL_EXIT_DATA : TOOL_EXIT_OK;
 }
 
 /* One replay and its summary on stderr; a status when it failed. */
@@ -653,7 +654,7 @@ static int replay_once(struct replay *x, int64_t nios)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	running = NULL;
 	if (rc < 0)
-		return fail(x, BT_EXIT_DATA, "replay: %s", strerror(-rc));
+		return fail(x, TOOL_EXIT_DATA, "replay: %s", strerror(-rc));
 	bt_replay_proc_get(x->rp, bt_replay_nprocs(x->rp), &tot);
 	/* As fio counts: from the first I/O issued to the last completion. */
 	if (tot.span)
@@ -686,7 +687,7 @@ static int expand_all(struct replay *x)
 				     sizeof(c->list));
 
 	if (rc < 0)
-		return fail(x, BT_EXIT_DATA, "%s: scheduler: %s", x->t[0].b.disk,
+		return fail(x, TOOL_EXIT_DATA, "%s: scheduler: %s", x->t[0].b.disk,
 			    strerror(-rc));
 	for (tok = strtok_r(c->list, " []\n", &save);
 	     tok && c->n < BT_REPLAY_MAX_SCHEDS - 1;
@@ -711,7 +712,7 @@ static int compare_prepare(struct replay *x)
 
 	for (size_t i = 0; i < x->nt; i++)
 		if (!x->t[i].is_blk)
-			return fail(x, BT_EXIT_USAGE, "--sched=%s compares schedulers "
+			return fail(x, TOOL_EXIT_USAGE, "--sched=%s compares schedulers "
 				    "of a block device: %s is a regular file, which "
 				    "has none", x->sched, x->t[i].path);
 	if (c->all && (rc = expand_all(x)))
@@ -730,7 +731,7 @@ static int compare_prepare(struct replay *x)
 		rc = bt_replay_snap_save(x->rp, i, dir && *dir ? dir : NULL,
 					 &c->snap[i]);
 		if (rc < 0)
-			return fail(x, BT_EXIT_DATA, "%s: saving what the trace "
+			return fail(x, TOOL_EXIT_DATA, "%s: saving what the trace "
 				    "writes: %s", x->t[i].path, strerror(-rc));
 		fprintf(stderr, "%s: %s: saved the %.1f MiB the trace writes, "
 			"written back before each run after the first\n", x->o.prog,
@@ -738,10 +739,10 @@ static int compare_prepare(struct replay *x)
 			(1 << 20));
 	}
 	if (x->per_proc)
-		c->procs = bt_tool_table(&x->o, cols, BT_NCOLS(cols));
+		c->procs = tool_table(&x->o, TOOL_COLS(cols));
 	/* Groups by name: the replay threads carry the originals' names. */
 	if (bt_diff_new(&c->diff, &(struct bt_diff_opts){ .by = BT_DIFF_BY_COMM }) < 0)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	return 0;
 }
 
@@ -774,7 +775,7 @@ static struct bt_reader *reopen_capture(struct replay *x)
 
 	if (lseek(x->cap_fd, 0, SEEK_SET) < 0 || bt_reader_new(&r) < 0 ||
 	    bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	return r;
 }
 
@@ -797,16 +798,16 @@ static struct bt_reader *capture_names(struct replay *x, unsigned char **buf)
 			cap = cap ? 2 * cap : 64;
 			grown = realloc(pids, cap * sizeof(*pids));
 			if (!grown)
-				bt_tool_nomem(&x->o);
+				tool_nomem(&x->o);
 			pids = grown;
 		}
 		pids[n++] = ev.pid;
 	}
 	if (bt_replay_names(x->rp, x->r, r, pids, n, buf, &len) < 0)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	if (len && (bt_reader_new(&names) < 0 ||
 		    bt_reader_add_mem(names, *buf, len, "names") < 0))
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	while (names && bt_reader_next(names, &ev) > 0)
 		;
 	free(pids);
@@ -833,21 +834,21 @@ static int read_capture(struct replay *x, size_t k)
 	names = capture_names(x, &buf);
 	r = reopen_capture(x);
 	if (bt_diff_begin(c->diff, label, names) < 0)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	while ((rc = bt_reader_next(r, &ev)) > 0) {
 		if (bt_replay_worker_owner(r, &ev))
 			punted += ev.action == BT_A_QUEUE;
 		if (bt_diff_feed(c->diff, &ev) < 0)
-			bt_tool_nomem(&x->o);
+			tool_nomem(&x->o);
 	}
 	if (bt_diff_end(c->diff) < 0)
-		bt_tool_nomem(&x->o);
+		tool_nomem(&x->o);
 	if (punted)
 		fprintf(stderr, "%s: run %zu: %" PRIu64 " bios were queued by "
 			"io_uring workers (iou-wrk-TID) for replay threads: "
 			"counted as those threads'\n", x->o.prog, k + 1, punted);
 	if (rc < 0) {
-		bt_tool_warnings(&x->o, r);
+		tool_warnings(&x->o, r);
 		fprintf(stderr, "%s: %s: cannot read the capture of run %zu: %s\n",
 			x->o.prog, x->cap_path, k + 1, strerror(-rc));
 		c->bad_capture = 1;
@@ -870,7 +871,7 @@ static int sched_targets(struct replay *x, const char *name)
 			dup |= !strcmp(o->b.disk, t->b.disk);
 		if (!dup && bt_replay_sched_apply(t->b.disk, name, NULL, 0, note,
 						  x, &t->sched, msg, sizeof(msg)) < 0)
-			return fail(x, BT_EXIT_DATA, "%s", msg);
+			return fail(x, TOOL_EXIT_DATA, "%s", msg);
 	}
 	return 0;
 }
@@ -886,7 +887,7 @@ static int compare_run(struct replay *x, size_t k, int64_t nios)
 		c->n * c->repeat, c->label[k % c->n]);
 	for (size_t i = 0; k && i < x->nt; i++)
 		if (c->snap[i] && (rc = bt_replay_snap_restore(c->snap[i])) < 0)
-			return fail(x, BT_EXIT_DATA, "%s: writing back its contents: "
+			return fail(x, TOOL_EXIT_DATA, "%s: writing back its contents: "
 				    "%s", x->t[i].path, strerror(-rc));
 	rc = sched_targets(x, c->name[k % c->n]);
 	if (!rc)
@@ -895,7 +896,7 @@ static int compare_run(struct replay *x, size_t k, int64_t nios)
 		rc = replay_once(x, nios);
 	if (rc)
 		return rc;
-	rc = stop_capture(x) < 0 ? BT_EXIT_DATA : 0;
+	rc = stop_capture(x) < 0 ? TOOL_EXIT_DATA : 0;
 	restore_scheds(x);
 	/* A run cut short is not compared with whole ones. */
 	if (!rc && !got_signal) {
@@ -918,10 +919,10 @@ static int compare(struct replay *x, int64_t nios)
 	if (rc)
 		return rc;
 	if (c->procs) {
-		out = bt_tool_table_done(&x->o, c->procs);
+		out = tool_table_done(&x->o, c->procs);
 	} else {
 		out = bt_replay_compare_print(c->diff, c->labels, c->n, c->repeat,
-					      stdout, bt_tool_fmt(&x->o),
+					      stdout, tool_fmt(&x->o),
 					      x->o.header) < 0 || fflush(stdout);
 		if (!out && bt_diff_recordings(c->diff)) {
 			fprintf(stderr, "%s: ", x->o.prog);
@@ -936,7 +937,7 @@ static int compare(struct replay *x, int64_t nios)
 		fprintf(stderr, "%s: interrupted\n", x->o.prog);
 		return 128 + got_signal;
 	}
-	return out || c->errors || c->bad_capture ? BT_EXIT_DATA : BT_EXIT_OK;
+	return out || c->errors || c->bad_capture ? TOOL_EXIT_DATA : TOOL_EXIT_OK;
 }
 
 /* Targets, capture, the replay, its summary; a status when it failed. */
@@ -988,11 +989,11 @@ int main(int argc, char **argv)
 		 */
 		cleanup(&x);
 		if (!status && (bad || nios <= 0))
-			status = got_signal ? 128 + got_signal : BT_EXIT_DATA;
+			status = got_signal ? 128 + got_signal : TOOL_EXIT_DATA;
 	} else {
 		status = report(&x);
 		if (bad)
-			status = BT_EXIT_DATA;
+			status = TOOL_EXIT_DATA;
 		if (got_signal) {
 			fprintf(stderr, "%s: interrupted\n", x.o.prog);
 			status = 128 + got_signal;

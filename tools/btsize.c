@@ -15,7 +15,7 @@
 #include "common.h"
 
 struct size {
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_size_opts so;
 	bool graph;
 	const struct bt_reader *r;
@@ -37,7 +37,7 @@ static void put_graph(const struct bt_size_hist *x, void *arg)
 	printf("dev %u,%u", BT_DEV_MAJOR(x->dev), BT_DEV_MINOR(x->dev));
 	if (s->so.per_pid)
 		printf(" pid %" PRIu32 " comm %s", x->pid,
-		       bt_tool_comm(s->r, x->pid));
+		       tool_comm(s->r, x->pid));
 	printf(" op %c (%s events)\n", x->op, s->so.at_q ? "Q" : "D");
 	printf("%28s : count     distribution\n", "bytes");
 	for (unsigned k = lo; k <= hi; k++) {
@@ -62,13 +62,13 @@ static void usage(const char *prog)
 	       "                         saw) or Q events (what was submitted)\n"
 	       "  -P, --per-process      histograms per owner process\n"
 	       "  -g, --graph            bar charts instead of the table\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct size *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "at", required_argument, NULL, 'A' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "graph", no_argument, NULL, 'g' },
@@ -76,8 +76,8 @@ static void parse_args(struct size *s, int argc, char **argv)
 	};
 	int ch;
 
-	bt_opts_init(&s->o, argv[0]);
-	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "Pg",
+	tool_opts_init(&s->o, argv[0]);
+	while ((ch = tool_getopt(&s->o, argc, argv, TOOL_SHORTOPTS "Pg",
 				 longopts, usage)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -86,7 +86,7 @@ static void parse_args(struct size *s, int argc, char **argv)
 			else if (!strcmp(optarg, "Q"))
 				s->so.at_q = 1;
 			else
-				bt_usage_error(&s->o, "bad --at '%s' (want D or Q)",
+				tool_usage_error(&s->o, "bad --at '%s' (want D or Q)",
 					       optarg);
 			break;
 		case 'P':
@@ -99,9 +99,9 @@ static void parse_args(struct size *s, int argc, char **argv)
 	}
 	/* -p selects owners, not events: D runs in other contexts. */
 	if (s->graph && s->o.csv)
-		bt_usage_error(&s->o, "-g draws bar charts, which have no CSV "
+		tool_usage_error(&s->o, "-g draws bar charts, which have no CSV "
 			       "form: use -g or -c");
-	s->so.has_pid = bt_opts_take_pid(&s->o, &s->so.pid);
+	s->so.has_pid = tool_take_pid(&s->o, &s->so.pid);
 	if (s->so.has_pid)
 		s->so.per_pid = 1;
 }
@@ -119,18 +119,18 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&s, argc, argv);
-	s.r = r = bt_tool_open(&s.o, argc, argv);
+	s.r = r = tool_open(&s.o, argc, argv);
 	if (bt_size_new(&sz, &s.so) < 0)
-		bt_tool_nomem(&s.o);
+		tool_nomem(&s.o);
 	/* Owners need the tracker; plain histograms do not. */
 	if (s.so.per_pid && bt_tracker_new(&tr, NULL) < 0)
-		bt_tool_nomem(&s.o);
-	while ((rc = bt_tool_next(&s.o, r, &ev, &first)) > 0) {
+		tool_nomem(&s.o);
+	while ((rc = tool_next(&s.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (tr)
 			bt_tracker_feed(tr, &ev, &rq);
 		if (bt_size_feed(sz, &ev, rq) < 0)
-			bt_tool_nomem(&s.o);
+			tool_nomem(&s.o);
 	}
 	if (s.graph) {
 		bt_size_rows(sz, put_graph, &s);

@@ -15,7 +15,7 @@
 #include "common.h"
 
 struct slicer {
-	struct bt_opts o;
+	struct tool_opts o;
 	int from;		/* enum bt_slice_from */
 	bool per_episode;
 	bool has_pid;
@@ -36,7 +36,7 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 	if (s->has_pid && (ep->pid < 0 || (uint32_t)ep->pid != s->want_pid))
 		return;
 	if (bt_slice_sum_add(s->sum, ep) < 0)
-		bt_tool_nomem(&s->o);
+		tool_nomem(&s->o);
 	if (s->t && !ep->censored &&
 	    bt_slice_wanted(s->sl, s->from, ep->dev, ep->source))
 		bt_slice_ep_row(s->t, ep, s->first, s->r);
@@ -77,13 +77,13 @@ static void usage(const char *prog)
 	       "  -t, --tau MS           events: quiet time before a new episode\n"
 	       "                         (default 8)\n"
 	       "  -e, --episodes         one line per episode instead of per process\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct slicer *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "from", required_argument, NULL, 'F' },
 		{ "tau", required_argument, NULL, 't' },
 		{ "episodes", no_argument, NULL, 'e' },
@@ -93,9 +93,9 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 	double ms;
 	int ch;
 
-	bt_opts_init(&s->o, argv[0]);
+	tool_opts_init(&s->o, argv[0]);
 	s->tau = 8000000;
-	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "t:e",
+	while ((ch = tool_getopt(&s->o, argc, argv, TOOL_SHORTOPTS "t:e",
 				 longopts, usage)) != -1) {
 		switch (ch) {
 		case 'F':
@@ -106,7 +106,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 			else if (!strcmp(optarg, "events"))
 				s->from = BT_SLICE_FROM_EVENTS;
 			else
-				bt_usage_error(&s->o, "--from: '%s' is not auto, "
+				tool_usage_error(&s->o, "--from: '%s' is not auto, "
 					       "messages or events", optarg);
 			break;
 		case 't':
@@ -114,7 +114,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 			ms = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(ms > 0) ||
 			    ms > 3600000)
-				bt_usage_error(&s->o, "-t: '%s' is not a time in "
+				tool_usage_error(&s->o, "-t: '%s' is not a time in "
 					       "milliseconds", optarg);
 			s->tau = (uint64_t)(ms * 1e6);
 			if (!s->tau)
@@ -126,7 +126,7 @@ static void parse_args(struct slicer *s, int argc, char **argv)
 		}
 	}
 	/* -p selects owners, not events: D and C run in other contexts. */
-	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
+	s->has_pid = tool_take_pid(&s->o, &s->want_pid);
 }
 
 int main(int argc, char **argv)
@@ -140,20 +140,20 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&s, argc, argv);
-	s.r = bt_tool_open(&s.o, argc, argv);
+	s.r = tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
 	so.tau_ns = s.tau;
 	so.top_other = s.per_episode;
 	so.episode = on_episode;
 	so.arg = &s;
 	if (bt_slice_new(&s.sl, &so) < 0)
-		bt_tool_nomem(&s.o);
+		tool_nomem(&s.o);
 	bt_slice_attach(s.sl, &to);
 	if (bt_tracker_new(&tr, &to) < 0 || bt_slice_sum_new(&s.sum) < 0)
-		bt_tool_nomem(&s.o);
+		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_slice_ep_cols());
-	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+	while ((rc = tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
 		tool_seen(&s.seen, &ev);
 		rq = NULL;
 		if (ev.category & BT_TC_PC)
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		else if (!tool_note_in_window(&s.o, s.first, &ev))
 			continue;
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
-			bt_tool_nomem(&s.o);
+			tool_nomem(&s.o);
 	}
 	bt_slice_finish(s.sl);
 	if (!s.per_episode) {

@@ -17,7 +17,7 @@
 #define MAX_JOURNAL	64
 
 struct syncer {
-	struct bt_opts o;
+	struct tool_opts o;
 	bool per_episode;
 	bool has_pid;
 	uint32_t want_pid;
@@ -41,7 +41,7 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
 	if (s->t)
 		bt_sync_ep_row(s->t, ep, s->first, s->r);
 	else if (bt_sync_sum_add(s->sum, ep) < 0)
-		bt_tool_nomem(&s->o);
+		tool_nomem(&s->o);
 }
 
 static void usage(const char *prog)
@@ -55,13 +55,13 @@ static void usage(const char *prog)
 	       "                         kjournald* are: its flushes close others'\n"
 	       "                         episodes, its commits are its own (repeatable)\n"
 	       "  -A, --any-flush        any process's flush closes others' episodes\n",
-	       prog, bt_common_usage);
+	       prog, tool_common_usage);
 }
 
 static void parse_args(struct syncer *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ "episodes", no_argument, NULL, 'e' },
 		{ "journal-pid", required_argument, NULL, 'J' },
 		{ "any-flush", no_argument, NULL, 'A' },
@@ -71,8 +71,8 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 	unsigned long v;
 	int ch;
 
-	bt_opts_init(&s->o, argv[0]);
-	while ((ch = tool_getopt(&s->o, argc, argv, BT_COMMON_SHORTOPTS "eJ:A",
+	tool_opts_init(&s->o, argv[0]);
+	while ((ch = tool_getopt(&s->o, argc, argv, TOOL_SHORTOPTS "eJ:A",
 				 longopts, usage)) != -1) {
 		switch (ch) {
 		case 'e':
@@ -83,10 +83,10 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || *optarg == '-' ||
 			    v > UINT32_MAX)
-				bt_usage_error(&s->o, "--journal-pid: '%s' is "
+				tool_usage_error(&s->o, "--journal-pid: '%s' is "
 					       "not a pid", optarg);
 			if (s->njournal == MAX_JOURNAL)
-				bt_usage_error(&s->o, "--journal-pid: at most "
+				tool_usage_error(&s->o, "--journal-pid: at most "
 					       "%d", MAX_JOURNAL);
 			s->journal[s->njournal++] = (uint32_t)v;
 			break;
@@ -97,7 +97,7 @@ static void parse_args(struct syncer *s, int argc, char **argv)
 	}
 	/* -p selects episodes, not events: C runs in interrupt context and
 	 * journal threads close other processes' episodes. */
-	s->has_pid = bt_opts_take_pid(&s->o, &s->want_pid);
+	s->has_pid = tool_take_pid(&s->o, &s->want_pid);
 }
 
 int main(int argc, char **argv)
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&s, argc, argv);
-	s.r = bt_tool_open(&s.o, argc, argv);
+	s.r = tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
 	so.any_flush = s.any_flush;
 	so.journal_pids = s.journal;
@@ -118,16 +118,16 @@ int main(int argc, char **argv)
 	so.episode = on_episode;
 	so.arg = &s;
 	if (bt_sync_new(&sy, &so) < 0 || bt_sync_sum_new(&s.sum) < 0)
-		bt_tool_nomem(&s.o);
+		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_sync_ep_cols());
-	while ((rc = bt_tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+	while ((rc = tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
 		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
-			bt_tool_nomem(&s.o);
+			tool_nomem(&s.o);
 	}
 	bt_sync_finish(sy);
 	if (!s.per_episode) {

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include "common.h"
 
-const char bt_common_usage[] =
+const char tool_common_usage[] =
 	"  -d, --device MAJ,MIN   only events of this device\n"
 	"  -p, --pid PID          only events of this process\n"
 	"  -w, --window START:END only events from START to before END seconds\n"
@@ -30,7 +30,7 @@ const char bt_common_usage[] =
 	"  -h, --help             this help\n"
 	"  -V, --version          print the version\n";
 
-void bt_opts_init(struct bt_opts *o, const char *prog)
+void tool_opts_init(struct tool_opts *o, const char *prog)
 {
 	const char *slash = prog ? strrchr(prog, '/') : NULL;
 
@@ -42,7 +42,7 @@ void bt_opts_init(struct bt_opts *o, const char *prog)
 	o->line_buffered = isatty(STDOUT_FILENO);
 }
 
-void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
+void tool_usage_error(const struct tool_opts *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,10 +51,10 @@ void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s -h' for more information.\n", o->prog);
-	exit(BT_EXIT_USAGE);
+	exit(TOOL_EXIT_USAGE);
 }
 
-bool bt_opts_take_pid(struct bt_opts *o, uint32_t *pid)
+bool tool_take_pid(struct tool_opts *o, uint32_t *pid)
 {
 	bool has = o->has_pid;
 
@@ -63,13 +63,13 @@ bool bt_opts_take_pid(struct bt_opts *o, uint32_t *pid)
 	return has;
 }
 
-void bt_tool_nomem(const struct bt_opts *o)
+void tool_nomem(const struct tool_opts *o)
 {
 	fprintf(stderr, "%s: %s\n", o->prog, strerror(ENOMEM));
-	exit(BT_EXIT_DATA);
+	exit(TOOL_EXIT_DATA);
 }
 
-const char *bt_tool_comm(const struct bt_reader *r, uint32_t pid)
+const char *tool_comm(const struct bt_reader *r, uint32_t pid)
 {
 	const char *c = bt_reader_comm(r, pid);
 
@@ -77,7 +77,7 @@ const char *bt_tool_comm(const struct bt_reader *r, uint32_t pid)
 }
 
 /* getopt's own messages carry the path; ours name the program only. */
-void bt_opts_bad_option(const struct bt_opts *o, char **argv,
+void tool_bad_option(const struct tool_opts *o, char **argv,
 			const char *needs_arg)
 {
 	const char *arg = argv[optind - 1];
@@ -94,17 +94,17 @@ void bt_opts_bad_option(const struct bt_opts *o, char **argv,
 	if (!strncmp(arg, "--", 2)) {
 		eq = strchr(arg, '=');
 		if (optopt && eq)
-			bt_usage_error(o, "option '%.*s' doesn't allow an argument",
+			tool_usage_error(o, "option '%.*s' doesn't allow an argument",
 				       (int)(eq - arg), arg);
 		if (optopt)
-			bt_usage_error(o, "option '%s' requires an argument",
+			tool_usage_error(o, "option '%s' requires an argument",
 				       arg);
-		bt_usage_error(o, "unrecognized option '%s'", arg);
+		tool_usage_error(o, "unrecognized option '%s'", arg);
 	}
 	if (optopt && strchr(needs_arg, optopt))
-		bt_usage_error(o, "option requires an argument -- '%c'",
+		tool_usage_error(o, "option requires an argument -- '%c'",
 			       optopt);
-	bt_usage_error(o, "invalid option -- '%c'", optopt);
+	tool_usage_error(o, "invalid option -- '%c'", optopt);
 }
 
 /* A decimal unsigned number up to max filling all of s..end. */
@@ -139,7 +139,7 @@ static bool parse_dev(const char *arg, uint32_t *dev)
 	return true;
 }
 
-bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out)
+bool tool_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	return parse_uint(s, s + strlen(s), max, out);
 }
@@ -164,7 +164,7 @@ static bool parse_double(const char *s, const char *end, double *out)
 	return true;
 }
 
-bool bt_tool_parse_double(const char *s, double *out)
+bool tool_parse_double(const char *s, double *out)
 {
 	return parse_double(s, s + strlen(s), out);
 }
@@ -209,7 +209,7 @@ static bool parse_secs(const char *s, const char *end, uint64_t dflt,
 	return true;
 }
 
-int bt_opts_common(struct bt_opts *o, int c, const char *arg)
+int tool_opts_common(struct tool_opts *o, int c, const char *arg)
 {
 	const char *colon;
 	uint64_t v;
@@ -217,12 +217,12 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg)
 	switch (c) {
 	case 'd':
 		if (!parse_dev(arg, &o->dev))
-			bt_usage_error(o, "bad device '%s' (want MAJ,MIN)", arg);
+			tool_usage_error(o, "bad device '%s' (want MAJ,MIN)", arg);
 		o->has_dev = true;
 		return 1;
 	case 'p':
 		if (!parse_uint(arg, arg + strlen(arg), UINT32_MAX, &v))
-			bt_usage_error(o, "bad pid '%s'", arg);
+			tool_usage_error(o, "bad pid '%s'", arg);
 		o->pid = (uint32_t)v;
 		o->has_pid = true;
 		return 1;
@@ -233,7 +233,7 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg)
 		    !parse_secs(colon + 1, colon + strlen(colon), UINT64_MAX,
 				&o->win_end) ||
 		    o->win_end <= o->win_start)
-			bt_usage_error(o, "bad window '%s' (want START:END in seconds)",
+			tool_usage_error(o, "bad window '%s' (want START:END in seconds)",
 				       arg);
 		o->has_window = true;
 		return 1;
@@ -248,32 +248,32 @@ int bt_opts_common(struct bt_opts *o, int c, const char *arg)
 		o->json = true;
 		o->csv = false;
 		return 1;
-	case BT_OPT_LINE_BUFFERED:
+	case TOOL_OPT_LINE_BUFFERED:
 		/* Before any output: stdio then writes at each newline. */
 		o->line_buffered = true;
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return 1;
 	case 'V':
 		printf("%s btkit %s\n", o->prog, BT_VERSION);
-		exit(fflush(stdout) ? BT_EXIT_DATA : BT_EXIT_OK);
+		exit(fflush(stdout) ? TOOL_EXIT_DATA : TOOL_EXIT_OK);
 	}
 	return 0;
 }
 
-struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv)
+struct bt_reader *tool_open(const struct tool_opts *o, int argc, char **argv)
 {
 	struct bt_reader *r;
 	int rc = bt_reader_new(&r);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", o->prog, strerror(-rc));
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	if (optind >= argc) {
 		rc = bt_reader_add(r, "-");
 		if (rc < 0) {
 			fprintf(stderr, "%s: -: %s\n", o->prog, strerror(-rc));
-			exit(BT_EXIT_DATA);
+			exit(TOOL_EXIT_DATA);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -282,13 +282,13 @@ struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv)
 			fprintf(stderr, "%s: %s: %s\n", o->prog, argv[i],
 				strerror(-rc));
 			bt_reader_free(r);
-			exit(BT_EXIT_DATA);
+			exit(TOOL_EXIT_DATA);
 		}
 	}
 	return r;
 }
 
-int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
+int tool_next(const struct tool_opts *o, struct bt_reader *r,
 		 struct bt_event *ev, uint64_t *first)
 {
 	const char *file = NULL, *what;
@@ -325,7 +325,7 @@ int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
 	}
 }
 
-void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r)
+void tool_warnings(const struct tool_opts *o, const struct bt_reader *r)
 {
 	char buf[512];
 	const char *w;
@@ -334,26 +334,24 @@ void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r)
 		fprintf(stderr, "%s: warning: %s\n", o->prog, w);
 }
 
-enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o)
+enum bt_table_fmt tool_fmt(const struct tool_opts *o)
 {
 	return o->json ? BT_TABLE_JSON : o->csv ? BT_TABLE_CSV : BT_TABLE_TSV;
 }
 
-struct bt_table *bt_tool_table(const struct bt_opts *o,
-			       const char *const *cols, size_t ncols)
+struct bt_table *tool_table(const struct tool_opts *o, struct bt_table_cols c)
 {
 	struct bt_table *t;
-	int rc = bt_table_new(&t, stdout, bt_tool_fmt(o), o->header, cols,
-			      ncols);
+	int rc = bt_table_new(&t, stdout, tool_fmt(o), o->header, c.name, c.n);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", o->prog, strerror(-rc));
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	return t;
 }
 
-bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+bool tool_note_in_window(const struct tool_opts *o, uint64_t first,
 			 const struct bt_event *ev)
 {
 	uint64_t rel;
@@ -366,23 +364,18 @@ bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
 	return rel >= o->win_start && rel < o->win_end;
 }
 
-struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c)
-{
-	return bt_tool_table(o, c.name, c.n);
-}
-
-int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t)
+int tool_table_done(const struct tool_opts *o, struct bt_table *t)
 {
 	int rc = bt_table_free(t);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: write error: %s\n", o->prog, strerror(-rc));
-		return BT_EXIT_DATA;
+		return TOOL_EXIT_DATA;
 	}
-	return BT_EXIT_OK;
+	return TOOL_EXIT_OK;
 }
 
-int tool_getopt(struct bt_opts *o, int argc, char **argv,
+int tool_getopt(struct tool_opts *o, int argc, char **argv,
 		const char *shortopts, const struct option *longopts,
 		void (*usage)(const char *prog))
 {
@@ -392,11 +385,11 @@ int tool_getopt(struct bt_opts *o, int argc, char **argv,
 
 	opterr = 0;	/* our messages name the program without its path */
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (bt_opts_common(o, ch, optarg))
+		if (tool_opts_common(o, ch, optarg))
 			continue;
 		if (ch == 'h') {
 			usage(o->prog);
-			exit(BT_EXIT_OK);
+			exit(TOOL_EXIT_OK);
 		}
 		if (ch != '?' && ch != ':')
 			return ch;
@@ -404,25 +397,25 @@ int tool_getopt(struct bt_opts *o, int argc, char **argv,
 			if (s[1] == ':' && *s != ':')
 				needs_arg[n++] = *s;
 		needs_arg[n] = '\0';
-		bt_opts_bad_option(o, argv, needs_arg);
+		tool_bad_option(o, argv, needs_arg);
 	}
 	return -1;
 }
 
-int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+int tool_done(const struct tool_opts *o, const struct bt_reader *r,
 	      struct bt_table *t, int rc)
 {
-	int status = rc < 0 ? BT_EXIT_DATA : BT_EXIT_OK;
+	int status = rc < 0 ? TOOL_EXIT_DATA : TOOL_EXIT_OK;
 
 	if (t) {
-		if (bt_tool_table_done(o, t))
-			status = BT_EXIT_DATA;
+		if (tool_table_done(o, t))
+			status = TOOL_EXIT_DATA;
 	} else if (fflush(stdout)) {
 		fprintf(stderr, "%s: write error: %s\n", o->prog,
 			strerror(errno));
-		status = BT_EXIT_DATA;
+		status = TOOL_EXIT_DATA;
 	}
-	bt_tool_warnings(o, r);
+	tool_warnings(o, r);
 	return status;
 }
 
@@ -477,7 +470,7 @@ static const struct {
 	{ "btcat", 0, 0 },
 };
 
-int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+int tool_explain_empty(const struct tool_opts *o, uint32_t seen, uint32_t need,
 		       const char *self, const char *why)
 {
 	char lacks[160], has[160], ok[256];
@@ -509,7 +502,7 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
 	return 1;
 }
 
-struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
+struct bt_reader *tool_open_path(const struct tool_opts *o, const char *path)
 {
 	struct bt_reader *r;
 	int rc = bt_reader_new(&r);
@@ -521,7 +514,7 @@ struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", o->prog, path, strerror(-rc));
-		exit(BT_EXIT_DATA);
+		exit(TOOL_EXIT_DATA);
 	}
 	return r;
 }
@@ -543,7 +536,7 @@ static void default_label(const char *path, char *buf, size_t len)
 	while (again) {
 		again = false;
 		n = strlen(buf);
-		for (size_t i = 0; i < BT_NCOLS(ext); i++) {
+		for (size_t i = 0; i < TOOL_NCOLS(ext); i++) {
 			size_t l = strlen(ext[i]);
 
 			if (n > l && !strcmp(buf + n - l, ext[i])) {
@@ -562,7 +555,7 @@ static void default_label(const char *path, char *buf, size_t len)
 	}
 }
 
-const char *tool_label(const struct bt_opts *o, const char *arg, char *label,
+const char *tool_label(const struct tool_opts *o, const char *arg, char *label,
 		       size_t len)
 {
 	const char *eq = strchr(arg, '=');
@@ -571,18 +564,18 @@ const char *tool_label(const struct bt_opts *o, const char *arg, char *label,
 	if (eq && eq > arg && !memchr(arg, '/', (size_t)(eq - arg)) &&
 	    stat(arg, &st) < 0) {
 		if ((size_t)(eq - arg) >= len)
-			bt_usage_error(o, "label too long: '%.*s'",
+			tool_usage_error(o, "label too long: '%.*s'",
 				       (int)(eq - arg), arg);
 		snprintf(label, len, "%.*s", (int)(eq - arg), arg);
 		if (!eq[1])
-			bt_usage_error(o, "'%s': no path after the label", arg);
+			tool_usage_error(o, "'%s': no path after the label", arg);
 		return eq + 1;
 	}
 	default_label(arg, label, len);
 	return arg;
 }
 
-void tool_labels_check(const struct bt_opts *o, const char *const *label,
+void tool_labels_check(const struct tool_opts *o, const char *const *label,
 		       size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -591,11 +584,11 @@ void tool_labels_check(const struct bt_opts *o, const char *const *label,
 		/* btdiff's other columns: a label equal to one is ambiguous */
 		if (!strcmp(l, "group") || !strcmp(l, "metric") ||
 		    !strcmp(l, "ratio") || !strncmp(l, "ratio_", 6))
-			bt_usage_error(o, "label '%s' is taken by a column: name "
+			tool_usage_error(o, "label '%s' is taken by a column: name "
 				       "the recording with LABEL=PATH", l);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(label[j], l))
-				bt_usage_error(o, "two recordings are labelled "
+				tool_usage_error(o, "two recordings are labelled "
 					       "'%s': name them with LABEL=PATH",
 					       l);
 	}

@@ -14,11 +14,11 @@
 #include "btkit.h"
 
 /* Exit statuses of every tool. */
-#define BT_EXIT_OK	0
-#define BT_EXIT_DATA	1	/* bad or truncated input; results still printed */
-#define BT_EXIT_USAGE	2
+#define TOOL_EXIT_OK	0
+#define TOOL_EXIT_DATA	1	/* bad or truncated input; results still printed */
+#define TOOL_EXIT_USAGE	2
 
-struct bt_opts {
+struct tool_opts {
 	const char *prog;	/* program name for messages */
 	bool header;		/* false with -H */
 	bool csv;		/* -c / --csv */
@@ -34,110 +34,111 @@ struct bt_opts {
 };
 
 /* getopt short options and long options every tool accepts. */
-#define BT_COMMON_SHORTOPTS "d:p:w:HcjhV"
+#define TOOL_SHORTOPTS "d:p:w:HcjhV"
 /* getopt value of --line-buffered, clear of characters and tools' own. */
-#define BT_OPT_LINE_BUFFERED	0x1001
-#define BT_COMMON_LONGOPTS \
+#define TOOL_OPT_LINE_BUFFERED	0x1001
+#define TOOL_LONGOPTS \
 	{ "device", required_argument, NULL, 'd' }, \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "window", required_argument, NULL, 'w' }, \
 	{ "no-header", no_argument, NULL, 'H' }, \
 	{ "csv", no_argument, NULL, 'c' }, \
 	{ "json", no_argument, NULL, 'j' }, \
-	{ "line-buffered", no_argument, NULL, BT_OPT_LINE_BUFFERED }, \
+	{ "line-buffered", no_argument, NULL, TOOL_OPT_LINE_BUFFERED }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }
 
 /* The usage lines for the common options, for a tool's -h text. */
-extern const char bt_common_usage[];
+extern const char tool_common_usage[];
 
-void bt_opts_init(struct bt_opts *o, const char *prog);
+void tool_opts_init(struct tool_opts *o, const char *prog);
 /*
  * Handle one common option.  Returns 1 if handled, 0 if not a common
  * option.  Bad arguments print a message and exit 2; -V prints the version
  * and exits 0.  -h is left to the tool (it owns the usage text).
  */
-int bt_opts_common(struct bt_opts *o, int c, const char *arg);
+int tool_opts_common(struct tool_opts *o, int c, const char *arg);
 /* Print "prog: message" and "Try 'prog -h'" and exit 2. */
-void bt_usage_error(const struct bt_opts *o, const char *fmt, ...)
+void tool_usage_error(const struct tool_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 /*
  * After getopt_long() (with opterr = 0) returned '?' or ':', print getopt's
  * message naming the program only, and exit 2.  needs_arg: the tool's short
- * options that take an argument (BT_COMMON_SHORTOPTS's are "dpw").
+ * options that take an argument (TOOL_SHORTOPTS's are "dpw").
  */
-void bt_opts_bad_option(const struct bt_opts *o, char **argv,
+void tool_bad_option(const struct tool_opts *o, char **argv,
 			const char *needs_arg) __attribute__((noreturn));
 
 /*
  * For tools where -p selects the requests a process owns rather than
  * events (D and C run in other contexts): returns whether -p was given,
- * with its pid in *pid, and stops bt_tool_next() filtering by it.
+ * with its pid in *pid, and stops tool_next() filtering by it.
  */
-bool bt_opts_take_pid(struct bt_opts *o, uint32_t *pid);
+bool tool_take_pid(struct tool_opts *o, uint32_t *pid);
 /* Print "prog: Cannot allocate memory" and exit 1. */
-void bt_tool_nomem(const struct bt_opts *o) __attribute__((noreturn));
+void tool_nomem(const struct tool_opts *o) __attribute__((noreturn));
 /* The name of pid in the trace, "-" when unknown or empty. */
-const char *bt_tool_comm(const struct bt_reader *r, uint32_t pid);
+const char *tool_comm(const struct bt_reader *r, uint32_t pid);
 
 /*
  * Open the inputs (argv[optind..argc), none or "-" meaning stdin).  A file
  * that cannot be opened: message and exit 1 (nothing has been printed).
  */
-struct bt_reader *bt_tool_open(const struct bt_opts *o, int argc, char **argv);
+struct bt_reader *tool_open(const struct tool_opts *o, int argc, char **argv);
 
 /*
  * Read the next event that passes the filters.  Returns 1, 0 at the end,
  * or -1 after printing the reader's error as "prog: FILE: offset N: what"
- * (the caller then prints its results and exits BT_EXIT_DATA).  Notes are
+ * (the caller then prints its results and exits TOOL_EXIT_DATA).  Notes are
  * passed through unfiltered except by -d.  *first is the time of the first
  * non-note event (window origin), kept across calls; start it at UINT64_MAX.
  */
-int bt_tool_next(const struct bt_opts *o, struct bt_reader *r,
+int tool_next(const struct tool_opts *o, struct bt_reader *r,
 		 struct bt_event *ev, uint64_t *first);
 
 /*
  * Notes pass the common filters unwindowed (PROCESS notes name pids
  * whatever the window); for an analysis that follows scheduler messages,
  * a note outside -w would open waits whose dispatches were filtered out.
- * first: as bt_tool_next() keeps it.  True when ev is inside -w.
+ * first: as tool_next() keeps it.  True when ev is inside -w.
  */
-bool tool_note_in_window(const struct bt_opts *o, uint64_t first,
+bool tool_note_in_window(const struct tool_opts *o, uint64_t first,
 			 const struct bt_event *ev);
 
 /* Print the reader's warnings (duplicates, time going backwards) to stderr. */
-void bt_tool_warnings(const struct bt_opts *o, const struct bt_reader *r);
+void tool_warnings(const struct tool_opts *o, const struct bt_reader *r);
 
 /* Number of columns of a static column-name array. */
-#define BT_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
+#define TOOL_NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A table with the tool's -c/-j/-H choices on stdout; exits 1 on ENOMEM. */
 /* The table format the options ask for: -j, -c or tab-separated. */
-enum bt_table_fmt bt_tool_fmt(const struct bt_opts *o);
-struct bt_table *bt_tool_table(const struct bt_opts *o,
-			       const char *const *cols, size_t ncols);
-/* The same for an analysis's table: its columns as its *_cols() gives them. */
-struct bt_table *tool_table(const struct bt_opts *o, struct bt_table_cols c);
-/* Free the table; on a write error print it and return BT_EXIT_DATA. */
-int bt_tool_table_done(const struct bt_opts *o, struct bt_table *t);
+enum bt_table_fmt tool_fmt(const struct tool_opts *o);
+/*
+ * A table with the tool's -c/-j/-H choices on stdout, of the columns c (an
+ * analysis's *_cols(), or TOOL_COLS(array)); exits 1 on ENOMEM.
+ */
+struct bt_table *tool_table(const struct tool_opts *o, struct bt_table_cols c);
+#define TOOL_COLS(a)	((struct bt_table_cols){ (a), TOOL_NCOLS(a) })
+/* Free the table; on a write error print it and return TOOL_EXIT_DATA. */
+int tool_table_done(const struct tool_opts *o, struct bt_table *t);
 
 /*
- * The option loop of an analysis tool, after bt_opts_init(): handles the
+ * The option loop of an analysis tool, after tool_opts_init(): handles the
  * common options, -h (usage(prog) to stdout, exit 0) and bad options
  * (message, exit 2), and returns the next option of the tool's own, or -1
- * at the end.  shortopts: BT_COMMON_SHORTOPTS followed by the tool's.
+ * at the end.  shortopts: TOOL_SHORTOPTS followed by the tool's.
  */
-int tool_getopt(struct bt_opts *o, int argc, char **argv,
+int tool_getopt(struct tool_opts *o, int argc, char **argv,
 		const char *shortopts, const struct option *longopts,
 		void (*usage)(const char *prog));
 
 /*
  * The end of an analysis tool's run: free the table (NULL: output went
  * straight to stdout, which is flushed), print the reader's warnings.
- * Returns the exit status: BT_EXIT_DATA when reading failed (rc < 0, what
- * bt_tool_next() last returned) or output could not be written.
+ * Returns the exit status: TOOL_EXIT_DATA when reading failed (rc < 0, what
+ * tool_next() last returned) or output could not be written.
  */
-int tool_done(const struct bt_opts *o, const struct bt_reader *r,
+int tool_done(const struct tool_opts *o, const struct bt_reader *r,
 	      struct bt_table *t, int rc);
 
 /*
@@ -162,7 +163,7 @@ static inline void tool_seen(uint32_t *seen, const struct bt_event *ev)
  * that failed ("btsize --at=Q") to leave it out.  Returns 1 when it spoke,
  * 0 when some event in need was there or nothing at all was read.
  */
-int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
+int tool_explain_empty(const struct tool_opts *o, uint32_t seen, uint32_t need,
 		       const char *self, const char *why);
 
 /*
@@ -171,15 +172,15 @@ int tool_explain_empty(const struct bt_opts *o, uint32_t seen, uint32_t need,
  * finite double >= 0 in any form strtod accepts ("10", "0.5", "1e1").
  * Return false on anything else, leaving *out alone.
  */
-bool bt_tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
-bool bt_tool_parse_double(const char *s, double *out);
+bool tool_parse_u64(const char *s, uint64_t max, uint64_t *out);
+bool tool_parse_double(const char *s, double *out);
 
 /*
  * Open one input, path (a file, per-CPU basename, .gz or "-"), for a tool
  * that reads its inputs apart (btdiff: one recording each).  A path that
  * cannot be opened: message and exit 1 (nothing has been printed).
  */
-struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
+struct bt_reader *tool_open_path(const struct tool_opts *o, const char *path);
 
 /*
  * A recording's label and path from a TRACE operand: LABEL=PATH, unless a
@@ -188,12 +189,12 @@ struct bt_reader *tool_open_path(const struct bt_opts *o, const char *path);
  * and .blktrace.N ("stdin" for -).  Returns the path; a bad LABEL= is a
  * usage error.
  */
-const char *tool_label(const struct bt_opts *o, const char *arg, char *label,
+const char *tool_label(const struct tool_opts *o, const char *arg, char *label,
 		       size_t len);
 /*
  * Labels name columns side by side: two alike, or one equal to a column
  * of btdiff's table (group, metric, ratio, ratio_*), are a usage error.
  */
-void tool_labels_check(const struct bt_opts *o, const char *const *label,
+void tool_labels_check(const struct tool_opts *o, const char *const *label,
 		       size_t n);
 #endif

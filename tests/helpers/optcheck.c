@@ -10,40 +10,40 @@
 static void usage(const char *prog)
 {
 	printf("Usage: %s [options] [TRACE...]\nOptions:\n%s", prog,
-	       bt_common_usage);
+	       tool_common_usage);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		BT_COMMON_LONGOPTS,
+		TOOL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const cols[] = {
 		"events", "notes", "first_s", "last_s", "pid_min", "pid_max",
 		"devs"
 	};
-	struct bt_opts o;
+	struct tool_opts o;
 	struct bt_reader *r;
 	struct bt_event ev;
 	struct bt_table *t;
 	uint64_t first = UINT64_MAX, lo = UINT64_MAX, hi = 0, n = 0, notes = 0;
 	uint32_t pmin = UINT32_MAX, pmax = 0, dev = 0;
-	int c, rc, mixed = 0, status = BT_EXIT_OK;
+	int c, rc, mixed = 0, status = TOOL_EXIT_OK;
 
-	bt_opts_init(&o, argv[0]);
-	while ((c = getopt_long(argc, argv, BT_COMMON_SHORTOPTS, longopts,
+	tool_opts_init(&o, argv[0]);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS, longopts,
 				NULL)) != -1) {
-		if (bt_opts_common(&o, c, optarg))
+		if (tool_opts_common(&o, c, optarg))
 			continue;
 		if (c == 'h') {
 			usage(o.prog);
-			return BT_EXIT_OK;
+			return TOOL_EXIT_OK;
 		}
-		bt_usage_error(&o, "unknown option");
+		tool_usage_error(&o, "unknown option");
 	}
-	r = bt_tool_open(&o, argc, argv);
-	while ((rc = bt_tool_next(&o, r, &ev, &first)) == 1) {
+	r = tool_open(&o, argc, argv);
+	while ((rc = tool_next(&o, r, &ev, &first)) == 1) {
 		if (bt_event_is_note(&ev)) {
 			notes++;
 			continue;
@@ -58,9 +58,9 @@ int main(int argc, char **argv)
 		mixed |= ev.dev != dev;
 	}
 	if (rc < 0)
-		status = BT_EXIT_DATA;
-	bt_tool_warnings(&o, r);
-	t = bt_tool_table(&o, cols, 7);
+		status = TOOL_EXIT_DATA;
+	tool_warnings(&o, r);
+	t = tool_table(&o, TOOL_COLS(cols));
 	bt_table_u64(t, n);
 	bt_table_u64(t, notes);
 	bt_table_s(t, n && lo > first ? lo - first : 0);
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 	else
 		bt_table_dev(t, dev);
 	bt_table_end_row(t);
-	if (bt_tool_table_done(&o, t))
-		status = BT_EXIT_DATA;
+	if (tool_table_done(&o, t))
+		status = TOOL_EXIT_DATA;
 	bt_reader_free(r);
 	return status;
 }
