@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * btkit.h - the one public header of libbtkit: reading blktrace binary
- * traces (lib/reader.c, lib/input.c), decoding and encoding events
- * (lib/event.c, lib/writer.c), blkparse's line format, record order and
- * statistics (lib/format.c, lib/blkorder.c, lib/summary.c), rebuilding
- * requests (lib/track.c), scheduler messages, slice waits and fdatasync
- * episodes (lib/sched.c, lib/slice.c, lib/sync.c), report rows, statistics
- * and tables (lib/group.c, lib/stats.c, lib/table.c), capture
- * (lib/capture*.c) and replay (lib/replay*.c, lib/blkdev.c).  All structs
- * are in host byte order; the library never prints, exits or keeps
- * mutable globals.
+ * btkit.h - the one public header of libbtkit, in the order data flows:
+ * the record format and events (lib/event.c), reading blktrace binary
+ * traces (lib/reader.c, lib/input.c) and writing them (lib/writer.c),
+ * rebuilding requests (lib/track.c), the analyses and what they build on
+ * (lib/stats.c, lib/group.c; latency lib/lat.c, scheduler messages, slice
+ * waits and fdatasync episodes lib/sched.c, lib/slice.c, lib/sync.c,
+ * merges lib/merge.c, sizes lib/size.c), the table writer (lib/table.c),
+ * the comparison of recordings (lib/diff.c), blkparse's text
+ * (lib/format.c, lib/blkorder.c, lib/summary.c), pictures and the report
+ * (lib/svg.c, lib/plot*.c, lib/report.c), capture (lib/capture*.c) and
+ * replay (lib/replay*.c, lib/blkdev.c).  All structs are in host byte
+ * order; the library never prints, exits or keeps mutable globals.
  */
 #ifndef BTKIT_H
 #define BTKIT_H
@@ -233,556 +235,6 @@ void bt_reader_free(struct bt_reader *r);
 int bt_event_encode(const struct bt_event *e, void *buf, size_t len,
 		    unsigned flags);
 
-/* ---------------------------------------------------------------- text */
-
-/* lib/format.c */
-
-/*
- * The line `blkparse -q` (Debian blktrace 1.2.0) prints for an event.
- * With BT_FMT_V120 cgroup-flagged records print nothing, as in 1.2.0;
- * without it they follow blkparse 1.3.0 (I/O as usual, messages with the
- * record's pid and an "ino,gen " cgroup prefix).
- */
-#define BT_FMT_V120		1u
-
-/* Bytes bt_format_line() may write for e (header, tail, payload dump). */
-size_t bt_format_bound(const struct bt_event *e);
-/*
- * Write e's line, newline included, into buf (bt_format_bound(e) bytes).
- * rel: ns since the trace's first event, unsigned like blkparse's (a
- * wrapped value prints as blkparse would).  comm: name from the pid's
- * PROCESS note (up to 16 bytes are used), NULL prints "(null)".  Returns
- * the length, 0 when blkparse prints no line for e.
- */
-size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
-		      const char *comm, unsigned flags);
-/*
- * 1 when blkparse prints a line for e, 0 when it skips e silently (notes,
- * driver data), -1 when it skips e with a "Bad fs/pc action" complaint.
- */
-int bt_format_kind(const struct bt_event *e, unsigned flags);
-/*
- * The payload part of e as text, no newline: "<- (259,3) 2048" (remap),
- * "/ 4096" (split), "3" (requests unplugged), the message text, or a PC
- * command dump.  buf: bt_format_bound(e) bytes.  Returns the length.
- */
-size_t bt_format_detail(char *buf, const struct bt_event *e);
-
-/* lib/summary.c */
-
-/*
- * The statistics `blkparse -s` prints after the events: per process, per
- * device and CPU, per device.  Feed it the events blkparse shows, in its
- * order (lib/blkorder.c), each with the index of its blkparse device.
- */
-struct bt_summary;
-
-int bt_summary_new(struct bt_summary **out);
-/*
- * Name device dev ("maj,min", or a per-CPU set's NAME) and give its
- * sequence gaps and the records missing in them (bt_blkorder_dev()).
- * Every device up to the last one fed must be named.  0 or -ENOMEM.
- */
-int bt_summary_dev(struct bt_summary *s, size_t dev, const char *name,
-		   uint64_t gaps, uint64_t missing);
-/*
- * Account e (passing the caller's filters) as blkparse does when it shows
- * it: once with late 0 before its line is printed, and, when a line was
- * printed (bt_format_kind(e, flags) > 0), once with late 1 after it (the
- * part blkparse counts after printing PC queues and completions).  rel:
- * ns since the trace's origin.  comm: the pid's name now, or NULL.
- * Returns 1 when e's pid is counted for the first time: it is listed as
- * comm, or "unknown" when comm is NULL, and blkparse names the pid so for
- * good (the caller should too).  0 otherwise, -ENOMEM.
- */
-int bt_summary_event(struct bt_summary *s, size_t dev,
-		     const struct bt_event *e, uint64_t rel, unsigned flags,
-		     int late, const char *comm);
-/*
- * Write the statistics to f as blkparse -s does.  Numbers are grouped as
- * LC_NUMERIC says (blkparse sets it from the environment; the caller may).
- * 0 or -ENOMEM; a write error is left in ferror(f).
- */
-int bt_summary_print(const struct bt_summary *s, FILE *f);
-void bt_summary_free(struct bt_summary *s);
-
-/* lib/blkorder.c */
-
-/*
- * The records of a reader's inputs in the order blkparse prints them: one
- * input as a stream (`blkparse -i - < trace`: batches of 512 sorted by
- * time, device, sequence; a gap in a device and CPU's sequence stalls it),
- * several as per-CPU files (`blkparse -i NAME`: each read 512 ahead,
- * merged by next time), with blkparse's time origin and process names.
- */
-struct bt_blkorder;
-
-struct bt_blkorder_dev {
-	uint32_t dev;		/* kernel dev_t; 0 for a per-CPU set */
-	char name[32];		/* "maj,min", or the set's NAME */
-	uint64_t gaps;		/* sequence gaps blkparse noted (stream) */
-	uint64_t missing;	/* records in those gaps */
-};
-
-/*
- * Order r's inputs (r is not owned and must outlive o, and is read only
- * through o: each input once, so stdin and FIFOs work; a stalled stream
- * keeps its rest in a temporary file).  flags: BT_FMT_V120 for 1.2.0's
- * handling of cgroup-flagged notes and time origin.  0, or -errno
- * (*bad_input is NULL: no input is opened here any more).
- */
-int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
-		    unsigned flags, const char **bad_input);
-/*
- * 1: *ev is the next record (its payload valid until the next call), *rel
- * its time in ns since blkparse's origin, *dev its device's index (see
- * bt_blkorder_dev); ev->offset is UINT64_MAX after a stall (the record
- * was read back from the temporary file).  0 at the end.  < 0: -errno; bt_blkorder_failed()
- * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
- * the records read before it still follow, and other inputs go on.
- */
-int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
-		     uint64_t *rel, size_t *dev);
-const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o);
-/* A pid's name: first PROCESS note read so far (or bt_blkorder_name). */
-const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid);
-/* Name pid unless it has a name already (blkparse keeps the first). */
-int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name);
-/* blkparse's devices so far, in the order it lists them. */
-size_t bt_blkorder_devs(const struct bt_blkorder *o);
-void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
-		     struct bt_blkorder_dev *out);
-/* The reader's statistics (duplicates, time going backwards...). */
-void bt_blkorder_get_stats(const struct bt_blkorder *o,
-			   struct bt_reader_stats *st);
-void bt_blkorder_free(struct bt_blkorder *o);
-
-/* ---------------------------------------------------------------- replay */
-
-/* lib/replay.c */
-
-/*
- * Replay engine behind btreplay.  Load a trace with bt_replay_feed() (every
- * event, notes and completions included: completions give each process's
- * recorded depth), give each traced device a target descriptor, run.  One
- * thread per traced pid, each with its own io_uring, so the kernel sees one
- * I/O context per original process; I/Os are issued at their recorded time
- * from the first I/O (scaled by speed) with at most the process's recorded
- * number in flight.  Flushes are fdatasync() and discards BLKDISCARD (or a
- * punched hole on a regular file), both issued by the process's thread
- * itself so the trace of the replay attributes them to it.  Memory is
- * 48 bytes per replayed I/O.
- */
-struct bt_replay;
-
-struct bt_replay_conf {
-	uint8_t from_d;		/* 1: replay requests as dispatched (D), 0: bios (Q) */
-	uint8_t has_pid;	/* only this pid's I/O */
-	uint32_t pid;
-};
-
-/* Per traced device: what the trace does there. */
-struct bt_replay_dev {
-	uint32_t dev;		/* kernel dev_t as traced */
-	uint64_t base;		/* 512-byte sectors: partition start seen in remaps */
-	uint64_t extent;	/* bytes: highest end of an I/O, from base */
-	uint64_t reads, writes, discards, flushes;	/* I/O counts */
-	uint64_t fua;		/* writes with FUA */
-};
-
-/* Results per process (and their total): times in ns. */
-struct bt_replay_proc {
-	uint32_t pid;		/* 0 in the total */
-	uint32_t depth;		/* recorded I/Os in flight, at most */
-	uint64_t ios;		/* I/Os issued */
-	uint64_t bytes;		/* bytes of the issued I/Os */
-	uint64_t errors;	/* I/Os failed or short */
-	int first_error;	/* errno of the first failure, 0 if none */
-	uint64_t lat_p50, lat_p99;	/* ns: issue to completion */
-	uint64_t lag_p50, lag_p99, lag_max; /* ns: issued after its due time */
-	/*
-	 * The engine's own lag: an I/O due while its process had its recorded
-	 * depth in flight (or was in a flush) is held, and counts from the
-	 * completion that let it go; 0 with no_stall.
-	 */
-	uint64_t held;		/* I/Os held */
-	uint64_t elag_p50, elag_p99, elag_max;	/* ns */
-	uint64_t span;		/* ns: first issue to last completion */
-	uint32_t tid;		/* the thread of the last run (its pid in a trace of it) */
-};
-
-struct bt_replay_opts {
-	double speed;		/* > 0: 2 replays twice as fast; ignored with no_stall */
-	int no_stall;		/* ignore recorded times, only the depth limits */
-};
-
-int bt_replay_new(struct bt_replay **out, const struct bt_replay_conf *c);
-/* Feed every event in time order; 0 or -ENOMEM. */
-int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e);
-/* End of loading: the number of I/Os to replay, or -errno. */
-int64_t bt_replay_loaded(struct bt_replay *rp);
-size_t bt_replay_ndevs(const struct bt_replay *rp);
-void bt_replay_dev_get(const struct bt_replay *rp, size_t i,
-		       struct bt_replay_dev *out);
-/* Where device i's I/O goes: an O_DIRECT descriptor (kept open by the caller). */
-int bt_replay_target(struct bt_replay *rp, size_t i, int fd, int is_blkdev);
-/* Run to the end or bt_replay_stop(); 0, or -errno when threads or rings failed. */
-int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o);
-/* Async-signal-safe: stop issuing, wait for what is in flight. */
-void bt_replay_stop(struct bt_replay *rp);
-size_t bt_replay_nprocs(const struct bt_replay *rp);
-/* pid of process i (sorted by pid), after loading. */
-uint32_t bt_replay_proc_pid(const struct bt_replay *rp, size_t i);
-/*
- * Name process i's thread comm (15 bytes kept), so that a trace of the
- * replay names it as the original; default "btreplay".
- */
-int bt_replay_proc_name(struct bt_replay *rp, size_t i, const char *comm);
-/* Results of process i (sorted by pid); i == nprocs gives the total. */
-void bt_replay_proc_get(struct bt_replay *rp, size_t i,
-			struct bt_replay_proc *out);
-void bt_replay_free(struct bt_replay *rp);
-
-/* lib/replay_reset.c */
-
-/*
- * The target of device i as it was before the replay's writes: the byte
- * ranges its writes and discards touch, saved through the descriptor of
- * bt_replay_target() into an unlinked file in dir (NULL: /tmp), so that
- * runs after the first start from the same contents.  0 or -errno.
- */
-struct bt_replay_snap;
-int bt_replay_snap_save(const struct bt_replay *rp, size_t i, const char *dir,
-			struct bt_replay_snap **out);
-/* Bytes saved. */
-uint64_t bt_replay_snap_bytes(const struct bt_replay_snap *s);
-/* Write the saved bytes back (and fdatasync); 0 or -errno. */
-int bt_replay_snap_restore(struct bt_replay_snap *s);
-void bt_replay_snap_free(struct bt_replay_snap *s);
-
-/* lib/blkdev.c */
-
-/* A block device as sysfs describes it. */
-struct bt_blkdev {
-	char name[64];		/* kernel name: "sda2", "loop3" */
-	char disk[64];		/* the whole disk: "sda" (= name for a disk) */
-	uint32_t dev;		/* kernel dev_t */
-	uint64_t size;		/* bytes */
-	uint64_t part_start;	/* 512-byte sectors; 0 for a whole disk */
-	unsigned lbs;		/* logical block size, bytes */
-	int is_partition;
-};
-/* 0, -ENOTBLK when path is not a block device, or -errno. */
-int bt_blkdev_info(const char *path, struct bt_blkdev *b);
-
-/* Reasons a device is not safe to replay onto. */
-#define BT_BLK_MOUNTED		1u	/* it or a partition mounted or swap */
-#define BT_BLK_HOLDERS		2u	/* it or a partition has holders (dm, md) */
-#define BT_BLK_BUSY		4u	/* open O_EXCL fails with EBUSY */
-#define BT_BLK_SIGNATURE	8u	/* filesystem or partition-table signature */
-#define BT_BLK_ROOT		16u	/* holds the root filesystem */
-struct bt_blkdev_safety {
-	unsigned reasons;	/* BT_BLK_* */
-	char mounted[160];	/* "sdb1 mounted on /mnt" */
-	char holder[64];	/* "dm-0" */
-	const char *signature;	/* "ext2/3/4 filesystem" */
-};
-int bt_blkdev_check(const char *path, const struct bt_blkdev *b,
-		    struct bt_blkdev_safety *s);
-
-/* I/O scheduler of a disk (queue/scheduler): current and available list. */
-int bt_blkdev_sched_get(const char *disk, char *cur, size_t len,
-			char *avail, size_t alen);
-/* 1 when the disk offers name, 0 when not, -errno. */
-int bt_blkdev_sched_avail(const char *disk, const char *name);
-/* blk-mq name for a legacy one (noop, deadline, cfq, as), else NULL. */
-const char *bt_blkdev_sched_legacy(const char *name);
-/*
- * Save the current scheduler and its tunables, switch to name (NULL: keep)
- * and re-read to confirm (-EINVAL when another stays in place).  *out is set
- * whenever something was saved, even on failure: restore and free it.
- */
-struct bt_blkdev_sched;
-int bt_blkdev_sched_switch(const char *disk, const char *name,
-			   struct bt_blkdev_sched **out);
-/* Write queue/iosched/KEY (or queue/KEY, saved first); got = value re-read. */
-int bt_blkdev_sched_tune(struct bt_blkdev_sched *s, const char *key,
-			 const char *val, char *got, size_t glen);
-/* Put back the old scheduler and every saved tunable. */
-int bt_blkdev_sched_restore(struct bt_blkdev_sched *s);
-const char *bt_blkdev_sched_old(const struct bt_blkdev_sched *s);
-void bt_blkdev_sched_free(struct bt_blkdev_sched *s);
-
-/*
- * A scratch loop device on a sparse file of at least bytes in dir (NULL:
- * /tmp), the file already unlinked and the device set to detach itself on
- * its last close.  Returns an open O_RDWR descriptor of the device (its
- * path in path), or -errno.
- */
-int bt_blkdev_scratch(const char *dir, uint64_t bytes, char *path, size_t len);
-
-/* lib/replay_target.c */
-
-/*
- * Where a replay goes and the rules around it (btreplay's policy): each
- * traced device's target path, the safety verdict on an explicit target,
- * opening it, and the scheduler asked for.  Lines meant for the user
- * (substitutions, values read back, the scheduler in use) go to note().
- */
-struct bt_replay_map {
-	uint32_t dev;		/* kernel dev_t as traced */
-	const char *path;	/* block device or regular file */
-};
-/*
- * The path traced device dev is replayed onto: its map entry, else target
- * (one for the whole trace), else NULL (a scratch device).  -ENOENT: maps
- * given, none for dev; -E2BIG: one target but ndevs traced devices.
- */
-int bt_replay_target_path(const struct bt_replay_map *map, size_t nmap,
-			  const char *target, uint32_t dev, size_t ndevs,
-			  const char **path);
-
-#define BT_TGT_WRITE		1u	/* the trace's writes and discards allowed */
-#define BT_TGT_FORCE		2u	/* in use or with a signature: anyway */
-/* Refusals beside the BT_BLK_* reasons of bt_blkdev_check(). */
-#define BT_TGT_TOO_SMALL	32u	/* the trace reaches past the end */
-#define BT_TGT_WRITES		64u	/* writes or discards without BT_TGT_WRITE */
-
-struct bt_replay_verdict {
-	int is_blk;		/* a block device (else a regular file) */
-	struct bt_blkdev b;	/* is_blk: the device */
-	uint64_t size;		/* bytes */
-	unsigned refused;	/* the rule that said no (BT_BLK_*, BT_TGT_*); 0: go */
-	char why[256];		/* refused or failed: what to tell the user */
-};
-/*
- * The safety rules on an explicit target for traced device d: never the
- * root filesystem's device or one smaller than the trace reaches; writes
- * only with BT_TGT_WRITE; a device mounted, held, busy or with a signature
- * only with BT_TGT_FORCE.  0 with v->refused set or clear, or -errno
- * (v->why says what failed).
- */
-int bt_replay_check_target(const char *path, const struct bt_replay_dev *d,
-			   unsigned flags, struct bt_replay_verdict *v);
-/* Open for O_DIRECT (a file without it: buffered, noted); fd or -errno. */
-int bt_replay_open_target(const char *path, int is_blk, int writes,
-			  void (*note)(void *arg, const char *line), void *arg);
-/*
- * The scheduler of a replay on disk: want (NULL: keep), a legacy name the
- * kernel lacks mapped to its blk-mq one (cfq and as: bfq with CFQ's
- * slice_idle=8 and low_latency=0), then each "KEY=VALUE" of tunes, all
- * after the switch, which resets them.  *out as bt_blkdev_sched_switch()
- * sets it (restore and free it, also on failure).  0 or -errno (msg).
- */
-int bt_replay_sched_apply(const char *disk, const char *want,
-			  const char *const *tunes, size_t ntunes,
-			  void (*note)(void *arg, const char *line), void *arg,
-			  struct bt_blkdev_sched **out, char *msg, size_t mlen);
-
-/* --------------------------------------------------------------- capture */
-
-/* lib/capture.c */
-
-/*
- * Recording engine behind btcapture and btreplay --capture.  Traces block
- * devices through the relay interface (BLKTRACESETUP, per-CPU debugfs
- * files) or the tracefs "blk" tracer (bin option, context-info off, mono
- * clock), reads in a thread, and writes either one time-ordered stream with
- * a TIMESTAMP note per device and a PROCESS note before each pid's first
- * event on a device, or per-CPU files DIR/NAME.blktrace.CPU.  Every tracefs
- * and sysfs setting changed is restored by bt_capture_stop(), and by
- * bt_capture_start() itself when it fails.  Needs root.  Error texts go to
- * msg (mlen bytes) for the caller to print.
- */
-struct bt_capture;
-
-enum bt_capture_via {
-	BT_VIA_AUTO,		/* relay, tracefs when relay files give EPERM */
-	BT_VIA_RELAY,
-	BT_VIA_TRACEFS,
-};
-
-struct bt_capture_opts {
-	const char *const *devs;	/* block device paths */
-	size_t ndevs;
-	enum bt_capture_via via;
-	int out_fd;		/* one merged stream here (not closed), or -1 */
-	const char *dir;	/* else per-CPU files in dir, NULL when out_fd */
-	const char *name;	/* basename in dir instead of the device's (1 device) */
-	uint16_t act_mask;	/* BT_TC_* categories to record; 0: all */
-	unsigned buf_kb;	/* KB of buffer per CPU; 0: 8192 (relay 2048) */
-	int gzip;		/* 0: plain, 1..9: gzip level */
-	int cgroup;		/* 1: keep cgroup ids (blkparse 1.2 rejects them) */
-};
-
-struct bt_capture_stats {
-	uint64_t events;	/* records written, notes excluded */
-	uint64_t notes;		/* notes written: PROCESS, TIMESTAMP, MESSAGE */
-	uint64_t bytes;		/* bytes written before compression */
-	uint64_t lost;		/* events the kernel dropped or overwrote */
-	uint64_t bad;		/* malformed records skipped */
-	uint64_t duration_ns;	/* ns: start to stop */
-	enum bt_capture_via via; /* the path used */
-	/*
-	 * tracefs: the ring buffer was unexpanded (boot state, buffer_size_kb
-	 * "7 (expanded: 1408)") and is left at its expanded size, as any
-	 * first use of tracing leaves it: the kernel cannot unexpand it.
-	 */
-	uint8_t expanded_ring;
-};
-
-/*
- * Set up, start the reading thread, return.  -EPERM not root, -ENOTBLK not
- * a block device, -EBUSY another capture, tracer or trace of the device in
- * use (nothing changed then), -errno otherwise (everything restored).
- */
-int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
-		     char *msg, size_t mlen);
-/* 0 while the reading thread is fine, else its -errno (then stop). */
-int bt_capture_error(const struct bt_capture *c, char *msg, size_t mlen);
-/*
- * Stop tracing, write what is left, restore every setting, free c.  Stats
- * are filled even when it fails.  Not async-signal-safe: call it from the
- * main flow after a signal was noted.
- */
-int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
-		    char *msg, size_t mlen);
-/*
- * Offline: the same treatment for a raw tracefs capture read from in_fd
- * (what `cat trace_pipe` gives with the bin option on and context-info
- * off, "CPU:N [LOST M EVENTS]" lines included): events numbered per device
- * and CPU, PROCESS notes (names looked up now, "<...>" when unknown),
- * cgroup ids dropped from messages, time order within 10 ms, lost events
- * counted from those lines.  devs: keep only these kernel dev_t (NULL, 0:
- * every device).  No TIMESTAMP note: the wall clock is unknown.
- */
-int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
-		       size_t ndevs, struct bt_capture_stats *st);
-
-/* ----------------------------------------------------------------- stats */
-
-/*
- * A distribution of u64 samples (ns, bytes): exact count, sum, min, max;
- * quantiles exact while n <= BT_DIST_EXACT, then the middle of the
- * log-linear bucket of the nearest-rank sample (relative error under
- * 1/128).  Memory per distribution is bounded.
- */
-#define BT_DIST_EXACT		1024
-struct bt_dist {
-	uint64_t n;		/* samples */
-	uint64_t sum;		/* sum of samples (saturates) */
-	uint64_t min, max;
-	uint64_t *exact;	/* first BT_DIST_EXACT samples, or NULL */
-	uint64_t *buckets;	/* log-linear counts once exact overflowed */
-	uint32_t nexact;
-	uint8_t sorted;
-};
-void bt_dist_init(struct bt_dist *d);
-int bt_dist_add(struct bt_dist *d, uint64_t v);	/* 0 or -ENOMEM */
-/* q in [0,1]; nearest-rank; 0 when empty.  May sort in place. */
-uint64_t bt_dist_quantile(struct bt_dist *d, double q);
-double bt_dist_mean(const struct bt_dist *d);
-void bt_dist_free(struct bt_dist *d);
-
-/* Power-of-two histogram: bucket k counts values in [2^(k-1), 2^k - 1]; k=0 holds 0. */
-struct bt_log2 {
-	uint64_t count[65];
-	uint64_t total;
-};
-void bt_log2_add(struct bt_log2 *h, uint64_t v);
-/* Bounds of bucket k, inclusive. */
-void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi);
-/* First and last non-empty bucket: 1, or 0 when h is empty. */
-int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi);
-
-/* ----------------------------------------------------------------- group */
-/* lib/group.c */
-
-/*
- * The rows of a report: groups keyed by device, pid and a number of the
- * caller's (op, queue; 0 when unused), each with a value area of the
- * caller's size, zeroed when the group is added.  Memory grows with the
- * number of groups.  A value pointer stays valid until the next group is
- * added or the groups are sorted.
- */
-struct bt_group;
-struct bt_group_key {
-	uint32_t dev;		/* kernel dev_t */
-	uint32_t pid;
-	uint32_t sub;
-};
-/* 0, -ENOMEM or -EINVAL (value_size absurd). */
-int bt_group_new(struct bt_group **out, size_t value_size);
-/* The group's value, added if new; NULL on ENOMEM. */
-void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
-		   uint32_t sub);
-/* The group's value, or NULL when there is no such group. */
-void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
-		    uint32_t sub);
-size_t bt_group_count(const struct bt_group *g);
-/*
- * Group i (0 <= i < count, in the order they came until sorted): its value,
- * and its key in *key unless NULL.  NULL past the end.
- */
-void *bt_group_at(const struct bt_group *g, size_t i,
-		  struct bt_group_key *key);
-/*
- * Order the groups: by dev, pid, sub (unsigned) when cmp is NULL, else by
- * cmp, which is given two const struct bt_group_key pointers.
- */
-void bt_group_sort(struct bt_group *g, int (*cmp)(const void *, const void *));
-void bt_group_free(struct bt_group *g);
-
-/* ----------------------------------------------------------------- table */
-
-/*
- * Report output: a header line, then rows of cells, tab-separated text
- * or RFC 4180 CSV (quoting through libcsv, LF line ends), or JSON Lines:
- * no header, one object per row keyed by the column names, numbers as
- * numbers, text as strings, an empty or "-" text cell and a non-finite
- * double as null; or an HTML <table> (one <tr> per line, <th> header
- * cells, text escaped, numbers in <td class="num">), closed by
- * bt_table_free().  Write errors are sticky and returned by
- * bt_table_free().
- */
-enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON, BT_TABLE_HTML };
-struct bt_table;
-/* The columns of an analysis's table, as its *_cols() function gives them. */
-struct bt_table_cols {
-	const char *const *name;
-	size_t n;
-};
-int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
-		 int header, const char *const *cols, size_t ncols);
-void bt_table_str(struct bt_table *t, const char *s);
-void bt_table_u64(struct bt_table *t, uint64_t v);
-void bt_table_i64(struct bt_table *t, int64_t v);
-void bt_table_us(struct bt_table *t, uint64_t ns);	/* microseconds, 3 decimals */
-void bt_table_s(struct bt_table *t, uint64_t ns);	/* seconds, 9 decimals */
-void bt_table_double(struct bt_table *t, double v, int decimals);
-void bt_table_dev(struct bt_table *t, uint32_t dev);	/* "MAJ,MIN" */
-/* A number that is missing: "-", an empty cell in CSV, null in JSON. */
-void bt_table_none(struct bt_table *t);
-/*
- * The name of pid from r's PROCESS notes, "-" when r is NULL or the pid
- * has none.
- */
-void bt_table_comm(struct bt_table *t, const struct bt_reader *r,
-		   uint32_t pid);
-/*
- * mean, p50, p95, p99 and max of d (ns) in microseconds, 3 decimals;
- * five empty cells when d has no sample (a mean of nothing), not 0.000.
- */
-void bt_table_dist(struct bt_table *t, struct bt_dist *d);
-/* n empty cells: figures that do not exist. */
-void bt_table_empty(struct bt_table *t, unsigned n);
-/* Ends a row: -EINVAL when the cell count differs from the columns. */
-int bt_table_end_row(struct bt_table *t);
-/* Rows ended so far (not the header, not the rows refused). */
-uint64_t bt_table_rows(const struct bt_table *t);
-/* Flushes; 0 or -EIO when any write failed. */
-int bt_table_free(struct bt_table *t);
-
 /* --------------------------------------------------------------- tracker */
 
 /* lib/track.c */
@@ -917,6 +369,84 @@ void bt_tracker_flush(struct bt_tracker *tr);
 void bt_tracker_get_stats(const struct bt_tracker *tr,
 			  struct bt_tracker_stats *st);
 void bt_tracker_free(struct bt_tracker *tr);
+
+/* ----------------------------------------------------------------- stats */
+
+/*
+ * A distribution of u64 samples (ns, bytes): exact count, sum, min, max;
+ * quantiles exact while n <= BT_DIST_EXACT, then the middle of the
+ * log-linear bucket of the nearest-rank sample (relative error under
+ * 1/128).  Memory per distribution is bounded.
+ */
+#define BT_DIST_EXACT		1024
+struct bt_dist {
+	uint64_t n;		/* samples */
+	uint64_t sum;		/* sum of samples (saturates) */
+	uint64_t min, max;
+	uint64_t *exact;	/* first BT_DIST_EXACT samples, or NULL */
+	uint64_t *buckets;	/* log-linear counts once exact overflowed */
+	uint32_t nexact;
+	uint8_t sorted;
+};
+void bt_dist_init(struct bt_dist *d);
+int bt_dist_add(struct bt_dist *d, uint64_t v);	/* 0 or -ENOMEM */
+/* q in [0,1]; nearest-rank; 0 when empty.  May sort in place. */
+uint64_t bt_dist_quantile(struct bt_dist *d, double q);
+double bt_dist_mean(const struct bt_dist *d);
+void bt_dist_free(struct bt_dist *d);
+
+/* Power-of-two histogram: bucket k counts values in [2^(k-1), 2^k - 1]; k=0 holds 0. */
+struct bt_log2 {
+	uint64_t count[65];
+	uint64_t total;
+};
+void bt_log2_add(struct bt_log2 *h, uint64_t v);
+/* Bounds of bucket k, inclusive. */
+void bt_log2_bounds(unsigned k, uint64_t *lo, uint64_t *hi);
+/* First and last non-empty bucket: 1, or 0 when h is empty. */
+int bt_log2_span(const struct bt_log2 *h, unsigned *lo, unsigned *hi);
+
+/* ----------------------------------------------------------------- group */
+/* lib/group.c */
+
+/*
+ * The rows of a report: groups keyed by device, pid and a number of the
+ * caller's (op, queue; 0 when unused), each with a value area of the
+ * caller's size, zeroed when the group is added.  Memory grows with the
+ * number of groups.  A value pointer stays valid until the next group is
+ * added or the groups are sorted.
+ */
+struct bt_group;
+struct bt_group_key {
+	uint32_t dev;		/* kernel dev_t */
+	uint32_t pid;
+	uint32_t sub;
+};
+/* 0, -ENOMEM or -EINVAL (value_size absurd). */
+int bt_group_new(struct bt_group **out, size_t value_size);
+/* The group's value, added if new; NULL on ENOMEM. */
+void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
+		   uint32_t sub);
+/* The group's value, or NULL when there is no such group. */
+void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
+		    uint32_t sub);
+size_t bt_group_count(const struct bt_group *g);
+/*
+ * Group i (0 <= i < count, in the order they came until sorted): its value,
+ * and its key in *key unless NULL.  NULL past the end.
+ */
+void *bt_group_at(const struct bt_group *g, size_t i,
+		  struct bt_group_key *key);
+/*
+ * Order the groups: by dev, pid, sub (unsigned) when cmp is NULL, else by
+ * cmp, which is given two const struct bt_group_key pointers.
+ */
+void bt_group_sort(struct bt_group *g, int (*cmp)(const void *, const void *));
+void bt_group_free(struct bt_group *g);
+
+/* Each analysis writes its tool's table through the table writer below. */
+struct bt_table;
+struct bt_table_cols;
 
 /* ------------------------------------------------------------------- lat */
 
@@ -1380,106 +910,55 @@ struct bt_table_cols bt_size_cols(const struct bt_size *s);
 void bt_size_table(struct bt_size *s, struct bt_table *t,
 		   const struct bt_reader *r);
 
-/* ------------------------------------------------------------------- svg */
-
-/* lib/svg.c */
+/* ----------------------------------------------------------------- table */
 
 /*
- * The one SVG writer: elements and attributes are written as they come
- * (nothing is kept), text is escaped for XML (<>&"' as entities, control
- * bytes and broken UTF-8 as '?', tab and newline as a space), numbers are
- * formatted without the locale.  Write errors are sticky: bt_svg_finish()
- * returns -EIO.  Typical use: open, attr..., then title or text, close.
+ * Report output: a header line, then rows of cells, tab-separated text
+ * or RFC 4180 CSV (quoting through libcsv, LF line ends), or JSON Lines:
+ * no header, one object per row keyed by the column names, numbers as
+ * numbers, text as strings, an empty or "-" text cell and a non-finite
+ * double as null; or an HTML <table> (one <tr> per line, <th> header
+ * cells, text escaped, numbers in <td class="num">), closed by
+ * bt_table_free().  Write errors are sticky and returned by
+ * bt_table_free().
  */
-struct bt_svg;
-
-/* Start a picture of width x height user units; style: CSS or NULL.  0, -EINVAL, -ENOMEM. */
-int bt_svg_new(struct bt_svg **out, FILE *f, double width, double height,
-	       const char *style);
-void bt_svg_open(struct bt_svg *s, const char *name);	/* "<name" */
-void bt_svg_attr(struct bt_svg *s, const char *name, const char *value);
-void bt_svg_attr_num(struct bt_svg *s, const char *name, double v,
-		     int decimals);
-void bt_svg_text(struct bt_svg *s, const char *text);	/* character data */
-void bt_svg_textf(struct bt_svg *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));	/* up to 511 bytes */
-void bt_svg_title(struct bt_svg *s, const char *text);	/* hover text */
-/* Markup written as it is (the caller's own, e.g. a <defs> block). */
-void bt_svg_raw(struct bt_svg *s, const char *markup);
-/* "/>" when the element got no content, else "</name>". */
-void bt_svg_close(struct bt_svg *s, const char *name);
-/* Close the picture, flush, free s.  0 or -EIO. */
-int bt_svg_finish(struct bt_svg *s);
-/*
- * v with at most decimals (0..9) fraction digits, trailing zeros dropped,
- * '.' whatever the locale, no exponent; NaN and |v| > 1e15 give "0".
- * Returns the length snprintf would (buf may be short).
- */
-size_t bt_svg_num(char *buf, size_t len, double v, int decimals);
-/* text escaped into buf (NUL terminated, cut to len); returns the full length. */
-size_t bt_svg_escape(char *buf, size_t len, const char *text);
-/* viridis colour at t in [0, 1] as "#rrggbb" into buf (8 bytes). */
-char *bt_svg_viridis(double t, char *buf);
-/* Okabe-Ito category colour i (eight, repeating) as "#rrggbb". */
-const char *bt_svg_category(unsigned i);
-
-/* ------------------------------------------------------------------ plot */
-
-/* lib/plot.c, lib/plot_render.c */
-
-/*
- * Pictures of one or more traces (btplot).  A struct bt_plot accumulates
- * one trace into grids of fixed size: time columns that merge pairwise
- * when the trace outgrows them, so memory and the picture's size do not
- * grow with the trace.  Feed every event (time span), every finished
- * request (tracker's done callback), fdatasync episodes and slice waits;
- * then render one or several plots of the same kind into one SVG, on
- * shared axes and one colour scale.
- */
-enum bt_plot_kind {
-	BT_PLOT_HEATMAP,	/* latency heat map: time x log2 latency */
-	BT_PLOT_OFFSET,		/* sector over time per process group */
-	BT_PLOT_IOPS,		/* IOPS and MB/s per op */
-	BT_PLOT_DEPTH,		/* requests in the scheduler and the driver */
-	BT_PLOT_WAITS,		/* fsync episodes and slice waits per process */
+enum bt_table_fmt { BT_TABLE_TSV, BT_TABLE_CSV, BT_TABLE_JSON, BT_TABLE_HTML };
+struct bt_table;
+/* The columns of an analysis's table, as its *_cols() function gives them. */
+struct bt_table_cols {
+	const char *const *name;
+	size_t n;
 };
-enum bt_plot_metric {
-	BT_PLOT_Q2C, BT_PLOT_D2C, BT_PLOT_Q2D, BT_PLOT_FSYNC, BT_PLOT_SLICE,
-};
-
-struct bt_plot_opts {
-	uint8_t kind;		/* enum bt_plot_kind */
-	uint8_t metric;		/* heatmap: enum bt_plot_metric */
-	uint8_t per_op;		/* heatmap: one panel per op */
-	unsigned top;		/* offset groups, waits lanes; 0: 7, 12 */
-	uint64_t bin_ns;	/* iops, depth: starting column width; 0: automatic */
-};
-
-struct bt_plot;
-
-/* label: the trace's name in the picture.  0, -ENOMEM or -EINVAL. */
-int bt_plot_new(struct bt_plot **out, const struct bt_plot_opts *o,
-		const char *label);
-/* Every I/O event (not notes), in time order: the trace's time span. */
-void bt_plot_event(struct bt_plot *p, const struct bt_event *ev);
-/* A finished request (expired and open ones are left out).  0 or -ENOMEM. */
-int bt_plot_request(struct bt_plot *p, const struct bt_request *rq);
-/* An fdatasync episode, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
-int bt_plot_sync(struct bt_plot *p, const struct bt_sync_ep *ep,
-		 const char *comm);
-/* A slice wait, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
-int bt_plot_slice(struct bt_plot *p, const struct bt_slice_ep *ep,
-		  const char *comm);
-/* Samples binned so far (requests, episodes) of what the kind draws. */
-uint64_t bt_plot_samples(const struct bt_plot *p);
+int bt_table_new(struct bt_table **out, FILE *fp, enum bt_table_fmt fmt,
+		 int header, const char *const *cols, size_t ncols);
+void bt_table_str(struct bt_table *t, const char *s);
+void bt_table_u64(struct bt_table *t, uint64_t v);
+void bt_table_i64(struct bt_table *t, int64_t v);
+void bt_table_us(struct bt_table *t, uint64_t ns);	/* microseconds, 3 decimals */
+void bt_table_s(struct bt_table *t, uint64_t ns);	/* seconds, 9 decimals */
+void bt_table_double(struct bt_table *t, double v, int decimals);
+void bt_table_dev(struct bt_table *t, uint32_t dev);	/* "MAJ,MIN" */
+/* A number that is missing: "-", an empty cell in CSV, null in JSON. */
+void bt_table_none(struct bt_table *t);
 /*
- * Draw n plots of one kind into one picture on f: small multiples
- * (heatmap, offset, waits) or overlays (iops, depth) on shared axes.
- * May coarsen the plots' grids.  0, -EINVAL (no plot, kinds differ),
- * -ENOMEM or -EIO.
+ * The name of pid from r's PROCESS notes, "-" when r is NULL or the pid
+ * has none.
  */
-int bt_plot_render(struct bt_plot *const *p, size_t n, FILE *f);
-void bt_plot_free(struct bt_plot *p);
+void bt_table_comm(struct bt_table *t, const struct bt_reader *r,
+		   uint32_t pid);
+/*
+ * mean, p50, p95, p99 and max of d (ns) in microseconds, 3 decimals;
+ * five empty cells when d has no sample (a mean of nothing), not 0.000.
+ */
+void bt_table_dist(struct bt_table *t, struct bt_dist *d);
+/* n empty cells: figures that do not exist. */
+void bt_table_empty(struct bt_table *t, unsigned n);
+/* Ends a row: -EINVAL when the cell count differs from the columns. */
+int bt_table_end_row(struct bt_table *t);
+/* Rows ended so far (not the header, not the rows refused). */
+uint64_t bt_table_rows(const struct bt_table *t);
+/* Flushes; 0 or -EIO when any write failed. */
+int bt_table_free(struct bt_table *t);
 
 /* lib/diff.c */
 
@@ -1607,6 +1086,231 @@ int bt_diff_table(struct bt_diff *d, struct bt_table *t);
 int bt_diff_verdict(struct bt_diff *d, FILE *fp);
 void bt_diff_free(struct bt_diff *d);
 
+/* ---------------------------------------------------------------- text */
+
+/* lib/format.c */
+
+/*
+ * The line `blkparse -q` (Debian blktrace 1.2.0) prints for an event.
+ * With BT_FMT_V120 cgroup-flagged records print nothing, as in 1.2.0;
+ * without it they follow blkparse 1.3.0 (I/O as usual, messages with the
+ * record's pid and an "ino,gen " cgroup prefix).
+ */
+#define BT_FMT_V120		1u
+
+/* Bytes bt_format_line() may write for e (header, tail, payload dump). */
+size_t bt_format_bound(const struct bt_event *e);
+/*
+ * Write e's line, newline included, into buf (bt_format_bound(e) bytes).
+ * rel: ns since the trace's first event, unsigned like blkparse's (a
+ * wrapped value prints as blkparse would).  comm: name from the pid's
+ * PROCESS note (up to 16 bytes are used), NULL prints "(null)".  Returns
+ * the length, 0 when blkparse prints no line for e.
+ */
+size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
+		      const char *comm, unsigned flags);
+/*
+ * 1 when blkparse prints a line for e, 0 when it skips e silently (notes,
+ * driver data), -1 when it skips e with a "Bad fs/pc action" complaint.
+ */
+int bt_format_kind(const struct bt_event *e, unsigned flags);
+/*
+ * The payload part of e as text, no newline: "<- (259,3) 2048" (remap),
+ * "/ 4096" (split), "3" (requests unplugged), the message text, or a PC
+ * command dump.  buf: bt_format_bound(e) bytes.  Returns the length.
+ */
+size_t bt_format_detail(char *buf, const struct bt_event *e);
+
+/* lib/summary.c */
+
+/*
+ * The statistics `blkparse -s` prints after the events: per process, per
+ * device and CPU, per device.  Feed it the events blkparse shows, in its
+ * order (lib/blkorder.c), each with the index of its blkparse device.
+ */
+struct bt_summary;
+
+int bt_summary_new(struct bt_summary **out);
+/*
+ * Name device dev ("maj,min", or a per-CPU set's NAME) and give its
+ * sequence gaps and the records missing in them (bt_blkorder_dev()).
+ * Every device up to the last one fed must be named.  0 or -ENOMEM.
+ */
+int bt_summary_dev(struct bt_summary *s, size_t dev, const char *name,
+		   uint64_t gaps, uint64_t missing);
+/*
+ * Account e (passing the caller's filters) as blkparse does when it shows
+ * it: once with late 0 before its line is printed, and, when a line was
+ * printed (bt_format_kind(e, flags) > 0), once with late 1 after it (the
+ * part blkparse counts after printing PC queues and completions).  rel:
+ * ns since the trace's origin.  comm: the pid's name now, or NULL.
+ * Returns 1 when e's pid is counted for the first time: it is listed as
+ * comm, or "unknown" when comm is NULL, and blkparse names the pid so for
+ * good (the caller should too).  0 otherwise, -ENOMEM.
+ */
+int bt_summary_event(struct bt_summary *s, size_t dev,
+		     const struct bt_event *e, uint64_t rel, unsigned flags,
+		     int late, const char *comm);
+/*
+ * Write the statistics to f as blkparse -s does.  Numbers are grouped as
+ * LC_NUMERIC says (blkparse sets it from the environment; the caller may).
+ * 0 or -ENOMEM; a write error is left in ferror(f).
+ */
+int bt_summary_print(const struct bt_summary *s, FILE *f);
+void bt_summary_free(struct bt_summary *s);
+
+/* lib/blkorder.c */
+
+/*
+ * The records of a reader's inputs in the order blkparse prints them: one
+ * input as a stream (`blkparse -i - < trace`: batches of 512 sorted by
+ * time, device, sequence; a gap in a device and CPU's sequence stalls it),
+ * several as per-CPU files (`blkparse -i NAME`: each read 512 ahead,
+ * merged by next time), with blkparse's time origin and process names.
+ */
+struct bt_blkorder;
+
+struct bt_blkorder_dev {
+	uint32_t dev;		/* kernel dev_t; 0 for a per-CPU set */
+	char name[32];		/* "maj,min", or the set's NAME */
+	uint64_t gaps;		/* sequence gaps blkparse noted (stream) */
+	uint64_t missing;	/* records in those gaps */
+};
+
+/*
+ * Order r's inputs (r is not owned and must outlive o, and is read only
+ * through o: each input once, so stdin and FIFOs work; a stalled stream
+ * keeps its rest in a temporary file).  flags: BT_FMT_V120 for 1.2.0's
+ * handling of cgroup-flagged notes and time origin.  0, or -errno
+ * (*bad_input is NULL: no input is opened here any more).
+ */
+int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
+		    unsigned flags, const char **bad_input);
+/*
+ * 1: *ev is the next record (its payload valid until the next call), *rel
+ * its time in ns since blkparse's origin, *dev its device's index (see
+ * bt_blkorder_dev); ev->offset is UINT64_MAX after a stall (the record
+ * was read back from the temporary file).  0 at the end.  < 0: -errno; bt_blkorder_failed()
+ * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
+ * the records read before it still follow, and other inputs go on.
+ */
+int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
+		     uint64_t *rel, size_t *dev);
+const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o);
+/* A pid's name: first PROCESS note read so far (or bt_blkorder_name). */
+const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid);
+/* Name pid unless it has a name already (blkparse keeps the first). */
+int bt_blkorder_name(struct bt_blkorder *o, uint32_t pid, const char *name);
+/* blkparse's devices so far, in the order it lists them. */
+size_t bt_blkorder_devs(const struct bt_blkorder *o);
+void bt_blkorder_dev(const struct bt_blkorder *o, size_t i,
+		     struct bt_blkorder_dev *out);
+/* The reader's statistics (duplicates, time going backwards...). */
+void bt_blkorder_get_stats(const struct bt_blkorder *o,
+			   struct bt_reader_stats *st);
+void bt_blkorder_free(struct bt_blkorder *o);
+
+/* ------------------------------------------------------------------- svg */
+
+/* lib/svg.c */
+
+/*
+ * The one SVG writer: elements and attributes are written as they come
+ * (nothing is kept), text is escaped for XML (<>&"' as entities, control
+ * bytes and broken UTF-8 as '?', tab and newline as a space), numbers are
+ * formatted without the locale.  Write errors are sticky: bt_svg_finish()
+ * returns -EIO.  Typical use: open, attr..., then title or text, close.
+ */
+struct bt_svg;
+
+/* Start a picture of width x height user units; style: CSS or NULL.  0, -EINVAL, -ENOMEM. */
+int bt_svg_new(struct bt_svg **out, FILE *f, double width, double height,
+	       const char *style);
+void bt_svg_open(struct bt_svg *s, const char *name);	/* "<name" */
+void bt_svg_attr(struct bt_svg *s, const char *name, const char *value);
+void bt_svg_attr_num(struct bt_svg *s, const char *name, double v,
+		     int decimals);
+void bt_svg_text(struct bt_svg *s, const char *text);	/* character data */
+void bt_svg_textf(struct bt_svg *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));	/* up to 511 bytes */
+void bt_svg_title(struct bt_svg *s, const char *text);	/* hover text */
+/* Markup written as it is (the caller's own, e.g. a <defs> block). */
+void bt_svg_raw(struct bt_svg *s, const char *markup);
+/* "/>" when the element got no content, else "</name>". */
+void bt_svg_close(struct bt_svg *s, const char *name);
+/* Close the picture, flush, free s.  0 or -EIO. */
+int bt_svg_finish(struct bt_svg *s);
+/*
+ * v with at most decimals (0..9) fraction digits, trailing zeros dropped,
+ * '.' whatever the locale, no exponent; NaN and |v| > 1e15 give "0".
+ * Returns the length snprintf would (buf may be short).
+ */
+size_t bt_svg_num(char *buf, size_t len, double v, int decimals);
+/* text escaped into buf (NUL terminated, cut to len); returns the full length. */
+size_t bt_svg_escape(char *buf, size_t len, const char *text);
+/* viridis colour at t in [0, 1] as "#rrggbb" into buf (8 bytes). */
+char *bt_svg_viridis(double t, char *buf);
+/* Okabe-Ito category colour i (eight, repeating) as "#rrggbb". */
+const char *bt_svg_category(unsigned i);
+
+/* ------------------------------------------------------------------ plot */
+
+/* lib/plot.c, lib/plot_render.c */
+
+/*
+ * Pictures of one or more traces (btplot).  A struct bt_plot accumulates
+ * one trace into grids of fixed size: time columns that merge pairwise
+ * when the trace outgrows them, so memory and the picture's size do not
+ * grow with the trace.  Feed every event (time span), every finished
+ * request (tracker's done callback), fdatasync episodes and slice waits;
+ * then render one or several plots of the same kind into one SVG, on
+ * shared axes and one colour scale.
+ */
+enum bt_plot_kind {
+	BT_PLOT_HEATMAP,	/* latency heat map: time x log2 latency */
+	BT_PLOT_OFFSET,		/* sector over time per process group */
+	BT_PLOT_IOPS,		/* IOPS and MB/s per op */
+	BT_PLOT_DEPTH,		/* requests in the scheduler and the driver */
+	BT_PLOT_WAITS,		/* fsync episodes and slice waits per process */
+};
+enum bt_plot_metric {
+	BT_PLOT_Q2C, BT_PLOT_D2C, BT_PLOT_Q2D, BT_PLOT_FSYNC, BT_PLOT_SLICE,
+};
+
+struct bt_plot_opts {
+	uint8_t kind;		/* enum bt_plot_kind */
+	uint8_t metric;		/* heatmap: enum bt_plot_metric */
+	uint8_t per_op;		/* heatmap: one panel per op */
+	unsigned top;		/* offset groups, waits lanes; 0: 7, 12 */
+	uint64_t bin_ns;	/* iops, depth: starting column width; 0: automatic */
+};
+
+struct bt_plot;
+
+/* label: the trace's name in the picture.  0, -ENOMEM or -EINVAL. */
+int bt_plot_new(struct bt_plot **out, const struct bt_plot_opts *o,
+		const char *label);
+/* Every I/O event (not notes), in time order: the trace's time span. */
+void bt_plot_event(struct bt_plot *p, const struct bt_event *ev);
+/* A finished request (expired and open ones are left out).  0 or -ENOMEM. */
+int bt_plot_request(struct bt_plot *p, const struct bt_request *rq);
+/* An fdatasync episode, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
+int bt_plot_sync(struct bt_plot *p, const struct bt_sync_ep *ep,
+		 const char *comm);
+/* A slice wait, comm: the name of ep->pid or NULL.  0 or -ENOMEM. */
+int bt_plot_slice(struct bt_plot *p, const struct bt_slice_ep *ep,
+		  const char *comm);
+/* Samples binned so far (requests, episodes) of what the kind draws. */
+uint64_t bt_plot_samples(const struct bt_plot *p);
+/*
+ * Draw n plots of one kind into one picture on f: small multiples
+ * (heatmap, offset, waits) or overlays (iops, depth) on shared axes.
+ * May coarsen the plots' grids.  0, -EINVAL (no plot, kinds differ),
+ * -ENOMEM or -EIO.
+ */
+int bt_plot_render(struct bt_plot *const *p, size_t n, FILE *f);
+void bt_plot_free(struct bt_plot *p);
+
 /* ---------------------------------------------------------------- report */
 
 /* lib/report.c */
@@ -1642,6 +1346,308 @@ int bt_report_end(struct bt_report *rp);
 /* The page on f.  0, -EINVAL (no trace, or one not ended), -ENOMEM, -EIO. */
 int bt_report_write(struct bt_report *rp, FILE *f);
 void bt_report_free(struct bt_report *rp);
+
+/* --------------------------------------------------------------- capture */
+
+/* lib/capture.c */
+
+/*
+ * Recording engine behind btcapture and btreplay --capture.  Traces block
+ * devices through the relay interface (BLKTRACESETUP, per-CPU debugfs
+ * files) or the tracefs "blk" tracer (bin option, context-info off, mono
+ * clock), reads in a thread, and writes either one time-ordered stream with
+ * a TIMESTAMP note per device and a PROCESS note before each pid's first
+ * event on a device, or per-CPU files DIR/NAME.blktrace.CPU.  Every tracefs
+ * and sysfs setting changed is restored by bt_capture_stop(), and by
+ * bt_capture_start() itself when it fails.  Needs root.  Error texts go to
+ * msg (mlen bytes) for the caller to print.
+ */
+struct bt_capture;
+
+enum bt_capture_via {
+	BT_VIA_AUTO,		/* relay, tracefs when relay files give EPERM */
+	BT_VIA_RELAY,
+	BT_VIA_TRACEFS,
+};
+
+struct bt_capture_opts {
+	const char *const *devs;	/* block device paths */
+	size_t ndevs;
+	enum bt_capture_via via;
+	int out_fd;		/* one merged stream here (not closed), or -1 */
+	const char *dir;	/* else per-CPU files in dir, NULL when out_fd */
+	const char *name;	/* basename in dir instead of the device's (1 device) */
+	uint16_t act_mask;	/* BT_TC_* categories to record; 0: all */
+	unsigned buf_kb;	/* KB of buffer per CPU; 0: 8192 (relay 2048) */
+	int gzip;		/* 0: plain, 1..9: gzip level */
+	int cgroup;		/* 1: keep cgroup ids (blkparse 1.2 rejects them) */
+};
+
+struct bt_capture_stats {
+	uint64_t events;	/* records written, notes excluded */
+	uint64_t notes;		/* notes written: PROCESS, TIMESTAMP, MESSAGE */
+	uint64_t bytes;		/* bytes written before compression */
+	uint64_t lost;		/* events the kernel dropped or overwrote */
+	uint64_t bad;		/* malformed records skipped */
+	uint64_t duration_ns;	/* ns: start to stop */
+	enum bt_capture_via via; /* the path used */
+	/*
+	 * tracefs: the ring buffer was unexpanded (boot state, buffer_size_kb
+	 * "7 (expanded: 1408)") and is left at its expanded size, as any
+	 * first use of tracing leaves it: the kernel cannot unexpand it.
+	 */
+	uint8_t expanded_ring;
+};
+
+/*
+ * Set up, start the reading thread, return.  -EPERM not root, -ENOTBLK not
+ * a block device, -EBUSY another capture, tracer or trace of the device in
+ * use (nothing changed then), -errno otherwise (everything restored).
+ */
+int bt_capture_start(struct bt_capture **out, const struct bt_capture_opts *o,
+		     char *msg, size_t mlen);
+/* 0 while the reading thread is fine, else its -errno (then stop). */
+int bt_capture_error(const struct bt_capture *c, char *msg, size_t mlen);
+/*
+ * Stop tracing, write what is left, restore every setting, free c.  Stats
+ * are filled even when it fails.  Not async-signal-safe: call it from the
+ * main flow after a signal was noted.
+ */
+int bt_capture_stop(struct bt_capture *c, struct bt_capture_stats *st,
+		    char *msg, size_t mlen);
+/*
+ * Offline: the same treatment for a raw tracefs capture read from in_fd
+ * (what `cat trace_pipe` gives with the bin option on and context-info
+ * off, "CPU:N [LOST M EVENTS]" lines included): events numbered per device
+ * and CPU, PROCESS notes (names looked up now, "<...>" when unknown),
+ * cgroup ids dropped from messages, time order within 10 ms, lost events
+ * counted from those lines.  devs: keep only these kernel dev_t (NULL, 0:
+ * every device).  No TIMESTAMP note: the wall clock is unknown.
+ */
+int bt_capture_convert(int in_fd, int out_fd, const uint32_t *devs,
+		       size_t ndevs, struct bt_capture_stats *st);
+
+/* ---------------------------------------------------------------- replay */
+
+/* lib/replay.c */
+
+/*
+ * Replay engine behind btreplay.  Load a trace with bt_replay_feed() (every
+ * event, notes and completions included: completions give each process's
+ * recorded depth), give each traced device a target descriptor, run.  One
+ * thread per traced pid, each with its own io_uring, so the kernel sees one
+ * I/O context per original process; I/Os are issued at their recorded time
+ * from the first I/O (scaled by speed) with at most the process's recorded
+ * number in flight.  Flushes are fdatasync() and discards BLKDISCARD (or a
+ * punched hole on a regular file), both issued by the process's thread
+ * itself so the trace of the replay attributes them to it.  Memory is
+ * 48 bytes per replayed I/O.
+ */
+struct bt_replay;
+
+struct bt_replay_conf {
+	uint8_t from_d;		/* 1: replay requests as dispatched (D), 0: bios (Q) */
+	uint8_t has_pid;	/* only this pid's I/O */
+	uint32_t pid;
+};
+
+/* Per traced device: what the trace does there. */
+struct bt_replay_dev {
+	uint32_t dev;		/* kernel dev_t as traced */
+	uint64_t base;		/* 512-byte sectors: partition start seen in remaps */
+	uint64_t extent;	/* bytes: highest end of an I/O, from base */
+	uint64_t reads, writes, discards, flushes;	/* I/O counts */
+	uint64_t fua;		/* writes with FUA */
+};
+
+/* Results per process (and their total): times in ns. */
+struct bt_replay_proc {
+	uint32_t pid;		/* 0 in the total */
+	uint32_t depth;		/* recorded I/Os in flight, at most */
+	uint64_t ios;		/* I/Os issued */
+	uint64_t bytes;		/* bytes of the issued I/Os */
+	uint64_t errors;	/* I/Os failed or short */
+	int first_error;	/* errno of the first failure, 0 if none */
+	uint64_t lat_p50, lat_p99;	/* ns: issue to completion */
+	uint64_t lag_p50, lag_p99, lag_max; /* ns: issued after its due time */
+	/*
+	 * The engine's own lag: an I/O due while its process had its recorded
+	 * depth in flight (or was in a flush) is held, and counts from the
+	 * completion that let it go; 0 with no_stall.
+	 */
+	uint64_t held;		/* I/Os held */
+	uint64_t elag_p50, elag_p99, elag_max;	/* ns */
+	uint64_t span;		/* ns: first issue to last completion */
+	uint32_t tid;		/* the thread of the last run (its pid in a trace of it) */
+};
+
+struct bt_replay_opts {
+	double speed;		/* > 0: 2 replays twice as fast; ignored with no_stall */
+	int no_stall;		/* ignore recorded times, only the depth limits */
+};
+
+int bt_replay_new(struct bt_replay **out, const struct bt_replay_conf *c);
+/* Feed every event in time order; 0 or -ENOMEM. */
+int bt_replay_feed(struct bt_replay *rp, const struct bt_event *e);
+/* End of loading: the number of I/Os to replay, or -errno. */
+int64_t bt_replay_loaded(struct bt_replay *rp);
+size_t bt_replay_ndevs(const struct bt_replay *rp);
+void bt_replay_dev_get(const struct bt_replay *rp, size_t i,
+		       struct bt_replay_dev *out);
+/* Where device i's I/O goes: an O_DIRECT descriptor (kept open by the caller). */
+int bt_replay_target(struct bt_replay *rp, size_t i, int fd, int is_blkdev);
+/* Run to the end or bt_replay_stop(); 0, or -errno when threads or rings failed. */
+int bt_replay_run(struct bt_replay *rp, const struct bt_replay_opts *o);
+/* Async-signal-safe: stop issuing, wait for what is in flight. */
+void bt_replay_stop(struct bt_replay *rp);
+size_t bt_replay_nprocs(const struct bt_replay *rp);
+/* pid of process i (sorted by pid), after loading. */
+uint32_t bt_replay_proc_pid(const struct bt_replay *rp, size_t i);
+/*
+ * Name process i's thread comm (15 bytes kept), so that a trace of the
+ * replay names it as the original; default "btreplay".
+ */
+int bt_replay_proc_name(struct bt_replay *rp, size_t i, const char *comm);
+/* Results of process i (sorted by pid); i == nprocs gives the total. */
+void bt_replay_proc_get(struct bt_replay *rp, size_t i,
+			struct bt_replay_proc *out);
+void bt_replay_free(struct bt_replay *rp);
+
+/* lib/replay_reset.c */
+
+/*
+ * The target of device i as it was before the replay's writes: the byte
+ * ranges its writes and discards touch, saved through the descriptor of
+ * bt_replay_target() into an unlinked file in dir (NULL: /tmp), so that
+ * runs after the first start from the same contents.  0 or -errno.
+ */
+struct bt_replay_snap;
+int bt_replay_snap_save(const struct bt_replay *rp, size_t i, const char *dir,
+			struct bt_replay_snap **out);
+/* Bytes saved. */
+uint64_t bt_replay_snap_bytes(const struct bt_replay_snap *s);
+/* Write the saved bytes back (and fdatasync); 0 or -errno. */
+int bt_replay_snap_restore(struct bt_replay_snap *s);
+void bt_replay_snap_free(struct bt_replay_snap *s);
+
+/* lib/blkdev.c */
+
+/* A block device as sysfs describes it. */
+struct bt_blkdev {
+	char name[64];		/* kernel name: "sda2", "loop3" */
+	char disk[64];		/* the whole disk: "sda" (= name for a disk) */
+	uint32_t dev;		/* kernel dev_t */
+	uint64_t size;		/* bytes */
+	uint64_t part_start;	/* 512-byte sectors; 0 for a whole disk */
+	unsigned lbs;		/* logical block size, bytes */
+	int is_partition;
+};
+/* 0, -ENOTBLK when path is not a block device, or -errno. */
+int bt_blkdev_info(const char *path, struct bt_blkdev *b);
+
+/* Reasons a device is not safe to replay onto. */
+#define BT_BLK_MOUNTED		1u	/* it or a partition mounted or swap */
+#define BT_BLK_HOLDERS		2u	/* it or a partition has holders (dm, md) */
+#define BT_BLK_BUSY		4u	/* open O_EXCL fails with EBUSY */
+#define BT_BLK_SIGNATURE	8u	/* filesystem or partition-table signature */
+#define BT_BLK_ROOT		16u	/* holds the root filesystem */
+struct bt_blkdev_safety {
+	unsigned reasons;	/* BT_BLK_* */
+	char mounted[160];	/* "sdb1 mounted on /mnt" */
+	char holder[64];	/* "dm-0" */
+	const char *signature;	/* "ext2/3/4 filesystem" */
+};
+int bt_blkdev_check(const char *path, const struct bt_blkdev *b,
+		    struct bt_blkdev_safety *s);
+
+/* I/O scheduler of a disk (queue/scheduler): current and available list. */
+int bt_blkdev_sched_get(const char *disk, char *cur, size_t len,
+			char *avail, size_t alen);
+/* 1 when the disk offers name, 0 when not, -errno. */
+int bt_blkdev_sched_avail(const char *disk, const char *name);
+/* blk-mq name for a legacy one (noop, deadline, cfq, as), else NULL. */
+const char *bt_blkdev_sched_legacy(const char *name);
+/*
+ * Save the current scheduler and its tunables, switch to name (NULL: keep)
+ * and re-read to confirm (-EINVAL when another stays in place).  *out is set
+ * whenever something was saved, even on failure: restore and free it.
+ */
+struct bt_blkdev_sched;
+int bt_blkdev_sched_switch(const char *disk, const char *name,
+			   struct bt_blkdev_sched **out);
+/* Write queue/iosched/KEY (or queue/KEY, saved first); got = value re-read. */
+int bt_blkdev_sched_tune(struct bt_blkdev_sched *s, const char *key,
+			 const char *val, char *got, size_t glen);
+/* Put back the old scheduler and every saved tunable. */
+int bt_blkdev_sched_restore(struct bt_blkdev_sched *s);
+const char *bt_blkdev_sched_old(const struct bt_blkdev_sched *s);
+void bt_blkdev_sched_free(struct bt_blkdev_sched *s);
+
+/*
+ * A scratch loop device on a sparse file of at least bytes in dir (NULL:
+ * /tmp), the file already unlinked and the device set to detach itself on
+ * its last close.  Returns an open O_RDWR descriptor of the device (its
+ * path in path), or -errno.
+ */
+int bt_blkdev_scratch(const char *dir, uint64_t bytes, char *path, size_t len);
+
+/* lib/replay_target.c */
+
+/*
+ * Where a replay goes and the rules around it (btreplay's policy): each
+ * traced device's target path, the safety verdict on an explicit target,
+ * opening it, and the scheduler asked for.  Lines meant for the user
+ * (substitutions, values read back, the scheduler in use) go to note().
+ */
+struct bt_replay_map {
+	uint32_t dev;		/* kernel dev_t as traced */
+	const char *path;	/* block device or regular file */
+};
+/*
+ * The path traced device dev is replayed onto: its map entry, else target
+ * (one for the whole trace), else NULL (a scratch device).  -ENOENT: maps
+ * given, none for dev; -E2BIG: one target but ndevs traced devices.
+ */
+int bt_replay_target_path(const struct bt_replay_map *map, size_t nmap,
+			  const char *target, uint32_t dev, size_t ndevs,
+			  const char **path);
+
+#define BT_TGT_WRITE		1u	/* the trace's writes and discards allowed */
+#define BT_TGT_FORCE		2u	/* in use or with a signature: anyway */
+/* Refusals beside the BT_BLK_* reasons of bt_blkdev_check(). */
+#define BT_TGT_TOO_SMALL	32u	/* the trace reaches past the end */
+#define BT_TGT_WRITES		64u	/* writes or discards without BT_TGT_WRITE */
+
+struct bt_replay_verdict {
+	int is_blk;		/* a block device (else a regular file) */
+	struct bt_blkdev b;	/* is_blk: the device */
+	uint64_t size;		/* bytes */
+	unsigned refused;	/* the rule that said no (BT_BLK_*, BT_TGT_*); 0: go */
+	char why[256];		/* refused or failed: what to tell the user */
+};
+/*
+ * The safety rules on an explicit target for traced device d: never the
+ * root filesystem's device or one smaller than the trace reaches; writes
+ * only with BT_TGT_WRITE; a device mounted, held, busy or with a signature
+ * only with BT_TGT_FORCE.  0 with v->refused set or clear, or -errno
+ * (v->why says what failed).
+ */
+int bt_replay_check_target(const char *path, const struct bt_replay_dev *d,
+			   unsigned flags, struct bt_replay_verdict *v);
+/* Open for O_DIRECT (a file without it: buffered, noted); fd or -errno. */
+int bt_replay_open_target(const char *path, int is_blk, int writes,
+			  void (*note)(void *arg, const char *line), void *arg);
+/*
+ * The scheduler of a replay on disk: want (NULL: keep), a legacy name the
+ * kernel lacks mapped to its blk-mq one (cfq and as: bfq with CFQ's
+ * slice_idle=8 and low_latency=0), then each "KEY=VALUE" of tunes, all
+ * after the switch, which resets them.  *out as bt_blkdev_sched_switch()
+ * sets it (restore and free it, also on failure).  0 or -errno (msg).
+ */
+int bt_replay_sched_apply(const char *disk, const char *want,
+			  const char *const *tunes, size_t ntunes,
+			  void (*note)(void *arg, const char *line), void *arg,
+			  struct bt_blkdev_sched **out, char *msg, size_t mlen);
 
 /* lib/replay_compare.c */
 
