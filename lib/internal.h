@@ -99,6 +99,12 @@ void bt_group_free_dists(struct bt_group *g, size_t off);
 void bt_diff_put_cell(struct bt_table *t, const struct bt_diff_cell *c);
 void bt_diff_put_ratio(struct bt_table *t, double v);
 
+/*
+ * lib/stats.c: the nearest rank (1..n) of quantile q (0..1) of n >= 1
+ * samples; every exact percentile of the library uses it.
+ */
+uint64_t bt_nearest_rank(double q, uint64_t n);
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <liburing.h>
+#include "internal.h"
 #include "replay_int.h"
 
 #define MAX_BUF		(64u << 20)	/* largest read or write replayed */
@@ -511,19 +512,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest rank on sorted v[0..n). */
+/* Nearest rank on sorted v[0..n), as every percentile of the library. */
 static uint64_t rank(const uint64_t *v, size_t n, double q)
 {
-	size_t k;
-
-	if (!n)
-		return 0;
-	k = (size_t)(q * (double)n + 0.999999999);
-	if (k < 1)
-		k = 1;
-	if (k > n)
-		k = n;
-	return v[k - 1];
+	return n ? v[bt_nearest_rank(q, n) - 1] : 0;
 }
 
 /* The percentiles of n issued I/Os; sorts the arrays. */

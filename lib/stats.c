@@ -137,10 +137,26 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+uint64_t bt_nearest_rank(double q, uint64_t n)
+{
+	double want = q * (double)n;
+	uint64_t rank = (uint64_t)want;
+
+	/*
+	 * The smallest rank with at least q*n samples at or below it: a
+	 * ceiling, but q*n is rounded (0.07 * 100 = 7.000000000000001), so a
+	 * fraction within rounding error is no fraction.
+	 */
+	if (want - (double)rank > 1e-9 * (want > 1 ? want : 1))
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	return rank > n ? n : rank;
+}
+
 uint64_t bt_dist_quantile(struct bt_dist *d, double q)
 {
 	uint64_t rank, seen = 0, lo, width, v;
-	double want;
 
 	if (!d->n)
 		return 0;
@@ -148,19 +164,7 @@ uint64_t bt_dist_quantile(struct bt_dist *d, double q)
 		q = 0;
 	if (q > 1)
 		q = 1;
-	/* Nearest rank: the smallest sample with at least q*n samples <= it. */
-	want = q * (double)d->n;
-	rank = (uint64_t)want;
-	/*
-	 * Ceil, but q*n is rounded (0.07 * 100 = 7.000000000000001): a
-	 * fraction within rounding error is no fraction.
-	 */
-	if (want - (double)rank > 1e-9 * (want > 1 ? want : 1))
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	if (rank > d->n)
-		rank = d->n;
+	rank = bt_nearest_rank(q, d->n);
 	if (rank == 1)
 		return d->min;
 	if (rank == d->n)

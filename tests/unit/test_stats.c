@@ -377,9 +377,23 @@ static void test_stats_log2_values_land_in_bounds(void **state)
 	assert_int_equal(h.count[64], 1);
 }
 
+/* The one nearest-rank rule, rounding of q*n included (lib/stats.c). */
+static void test_stats_nearest_rank(void **state)
+{
+	(void)state;
+	assert_int_equal(bt_nearest_rank(0.07, 100), 7);	/* 7.000000000000001 */
+	assert_int_equal(bt_nearest_rank(0.5, 3), 2);
+	assert_int_equal(bt_nearest_rank(0.5, 4), 2);
+	assert_int_equal(bt_nearest_rank(0.99, 100), 99);
+	assert_int_equal(bt_nearest_rank(0.99, 101), 100);
+	assert_int_equal(bt_nearest_rank(0, 5), 1);
+	assert_int_equal(bt_nearest_rank(1, 5), 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_nearest_rank),
 		cmocka_unit_test(test_stats_empty_dist_is_zero),
 		cmocka_unit_test(test_stats_exact_quantiles_small),
 		cmocka_unit_test(test_stats_exact_up_to_limit),
