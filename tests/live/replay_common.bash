@@ -145,3 +145,29 @@ wait_sched() {
 	done
 	return 1
 }
+
+# sched_loop VAR: a loop device sized for the trace, into VAR, with bfq and
+# mq-deadline offered (skip without), left on mq-deadline with read_expire
+# 321 ms so a test sees what btreplay puts back; sets n (its kernel name)
+# and re (read_expire as the kernel keeps it, in jiffies).  On exit the
+# device gets back the scheduler and queue depth it had: it outlives its
+# detach (a fresh one has none and 128).
+sched_loop() {
+	new_loop "$1" "$(trace_mb)"
+	n=$(kname "${!1}")
+	# bfq is a module on Debian kernels: btreplay's switch would load it too.
+	grep -qw bfq "/sys/block/$n/queue/scheduler" || modprobe bfq 2>/dev/null
+	grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
+	grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
+	orig_sched=$(sched "$n")
+	orig_nr=$(cat "/sys/block/$n/queue/nr_requests")
+	trap restore_loop EXIT
+	echo mq-deadline >"/sys/block/$n/queue/scheduler"
+	echo 321 >"/sys/block/$n/queue/iosched/read_expire"
+	re=$(cat "/sys/block/$n/queue/iosched/read_expire")	# 324 at HZ=250
+}
+restore_loop() {
+	echo "$orig_sched" >"/sys/block/$n/queue/scheduler"
+	echo "$orig_nr" >"/sys/block/$n/queue/nr_requests"
+	cleanup
+}

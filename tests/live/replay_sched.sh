@@ -15,25 +15,7 @@ set -u
 . "$(dirname "$0")/replay_common.bash"
 
 get_trace
-new_loop L "$(trace_mb)"
-n=$(kname "$L")
-# bfq is a module on Debian kernels: btreplay's switch would load it too.
-grep -qw bfq "/sys/block/$n/queue/scheduler" || modprobe bfq 2>/dev/null
-grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
-grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
-# The loop device outlives its detach: give it back its scheduler and
-# queue depth as found (a fresh one has none and 128).
-orig_sched=$(sched "$n")
-orig_nr=$(cat "/sys/block/$n/queue/nr_requests")
-restore_loop() {
-	echo "$orig_sched" >"/sys/block/$n/queue/scheduler"
-	echo "$orig_nr" >"/sys/block/$n/queue/nr_requests"
-	cleanup
-}
-trap restore_loop EXIT
-echo mq-deadline >"/sys/block/$n/queue/scheduler"
-echo 321 >"/sys/block/$n/queue/iosched/read_expire"
-re=$(cat "/sys/block/$n/queue/iosched/read_expire")	# in jiffies: 324 at HZ=250
+sched_loop L
 nr=$(cat "/sys/block/$n/queue/nr_requests")
 before() {
 	[ "$(sched "$n")" = mq-deadline ] || fail "$1: scheduler $(sched "$n"), want mq-deadline back"

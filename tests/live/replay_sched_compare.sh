@@ -15,24 +15,7 @@ grep -qw tracefs /proc/filesystems || skip "kernel without tracefs: no captures"
 
 TRACE=$TOP/sample-traces/fsync-vs-readers-none.bin.gz
 [ -f "$TRACE" ] || get_trace
-new_loop L "$(trace_mb)"
-n=$(kname "$L")
-grep -qw bfq "/sys/block/$n/queue/scheduler" || modprobe bfq 2>/dev/null
-grep -qw bfq "/sys/block/$n/queue/scheduler" || skip "no bfq scheduler for $n"
-grep -qw mq-deadline "/sys/block/$n/queue/scheduler" || skip "no mq-deadline for $n"
-# The loop device outlives its detach: give it back its scheduler and
-# queue depth as found.
-orig_sched=$(sched "$n")
-orig_nr=$(cat "/sys/block/$n/queue/nr_requests")
-restore_loop() {
-	echo "$orig_sched" >"/sys/block/$n/queue/scheduler"
-	echo "$orig_nr" >"/sys/block/$n/queue/nr_requests"
-	cleanup
-}
-trap restore_loop EXIT
-echo mq-deadline >"/sys/block/$n/queue/scheduler"
-echo 321 >"/sys/block/$n/queue/iosched/read_expire"
-re=$(cat "/sys/block/$n/queue/iosched/read_expire")
+sched_loop L
 before() {
 	[ "$(sched "$n")" = mq-deadline ] || fail "$1: scheduler $(sched "$n"), want mq-deadline back"
 	[ "$(cat "/sys/block/$n/queue/iosched/read_expire")" = "$re" ] ||
