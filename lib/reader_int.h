@@ -177,4 +177,24 @@ void bt_input_free(struct input *in);
 ssize_t bt_input_fill_slow(struct input *in, size_t need, int soft,
 			   size_t nin);
 
+static inline struct where where_of(const struct bt_event *e)
+{
+	struct where w = { e->offset, e->input, 1 };
+
+	return w;
+}
+
+/*
+ * lib/reader_dup.c: 1 when record e of input in copies one already read
+ * (to be skipped), 0 when it is new (and remembered); records with a
+ * sequence number by their device and CPU, the others (notes, tracefs) by
+ * fingerprint, which may fail with -ENOMEM.
+ */
+int bt_dup_sequenced(struct bt_reader *r, struct input *in,
+		     const struct bt_event *e);
+int bt_dup_unsequenced(struct bt_reader *r, struct input *in,
+		       const struct bt_event *e);
+/* A record's fingerprint: every field and the payload. */
+uint64_t bt_dup_fingerprint(const struct bt_event *e);
+
 #endif /* BTKIT_READER_INT_H */
