@@ -62,8 +62,7 @@ static inline uint64_t bt_ld64(const unsigned char *p, int swap)
 
 /*
  * lib/reader.c: 1 when the reader failed with "empty trace" (no byte in
- * any input).  A caller reading a per-CPU set one reader per file uses
- * it to let an idle CPU's empty file pass unless all of them are empty.
+ * any input), as opposed to a bad first record.
  */
 int bt_reader_empty(const struct bt_reader *r);
 
