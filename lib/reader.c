@@ -291,10 +291,10 @@ decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
  * prefix) and its total bytes from start are in the window.
  */
 static inline __attribute__((always_inline)) int
-finish(struct bt_reader *r, struct input *in, const unsigned char *p,
-       size_t start, size_t hdr, size_t total, uint32_t ver)
+finish(struct bt_reader *r, struct input *in, struct bt_event *e,
+       const unsigned char *p, size_t start, size_t hdr, size_t total,
+       uint32_t ver)
 {
-	struct bt_event *e = &in->ev;
 
 	e->time += in->shift;
 	e->version = (uint8_t)ver;
@@ -337,12 +337,12 @@ static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 			int wide);
 
 /*
- * Read the input's next record into in->ev.  1: a record, 0: the end of
- * the input, < 0: error (recorded in r).
+ * Read the input's next record into e (in->ev, or the caller's event when
+ * the input is read alone).  1: a record, 0: the end of the input, < 0:
+ * error (recorded in r).
  */
-static int advance(struct bt_reader *r, struct input *in)
+static int advance(struct bt_reader *r, struct input *in, struct bt_event *e)
 {
-	struct bt_event *e = &in->ev;
 	const unsigned char *p;
 	ssize_t avail;
 	size_t hdr, total, start;
@@ -426,7 +426,7 @@ static int advance(struct bt_reader *r, struct input *in)
 	}
 	if (!in->step)
 		choose_step(in, p, ver, wide);
-	return finish(r, in, p, start, hdr, total, ver);
+	return finish(r, in, e, p, start, hdr, total, ver);
 
 truncated:
 	if (in->gz_trunc)
@@ -443,7 +443,8 @@ truncated:
  * takes advance(), which decides record by record and reports errors.
  */
 static inline __attribute__((always_inline)) int
-step_as(struct bt_reader *r, struct input *in, int swap, int wide)
+step_as(struct bt_reader *r, struct input *in, struct bt_event *e, int swap,
+	int wide)
 {
 	size_t start = in->pos, avail = in->end - start;
 	size_t hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7), total;
@@ -451,41 +452,46 @@ step_as(struct bt_reader *r, struct input *in, int swap, int wide)
 	uint32_t m;
 
 	if (avail < hdr)
-		return advance(r, in);
+		return advance(r, in, e);
 	memcpy(&m, p, 4);
 	if (m != in->magic_raw)
-		return advance(r, in);
-	decode(&in->ev, p, swap, wide);
-	total = hdr + in->ev.pdu_len;
+		return advance(r, in, e);
+	decode(e, p, swap, wide);
+	total = hdr + e->pdu_len;
 	if (avail < total)
-		return advance(r, in);
-	return finish(r, in, p, start, hdr, total, in->magic_ver);
+		return advance(r, in, e);
+	return finish(r, in, e, p, start, hdr, total, in->magic_ver);
 }
 
-static int step_v7(struct bt_reader *r, struct input *in)
+static int step_v7(struct bt_reader *r, struct input *in,
+		     struct bt_event *e)
 {
-	return step_as(r, in, 0, 0);
+	return step_as(r, in, e, 0, 0);
 }
 
-static int step_v7_swap(struct bt_reader *r, struct input *in)
+static int step_v7_swap(struct bt_reader *r, struct input *in,
+		     struct bt_event *e)
 {
-	return step_as(r, in, 1, 0);
+	return step_as(r, in, e, 1, 0);
 }
 
-static int step_wide(struct bt_reader *r, struct input *in)
+static int step_wide(struct bt_reader *r, struct input *in,
+		     struct bt_event *e)
 {
-	return step_as(r, in, 0, 1);
+	return step_as(r, in, e, 0, 1);
 }
 
-static int step_wide_swap(struct bt_reader *r, struct input *in)
+static int step_wide_swap(struct bt_reader *r, struct input *in,
+		     struct bt_event *e)
 {
-	return step_as(r, in, 1, 1);
+	return step_as(r, in, e, 1, 1);
 }
 
 static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 			int wide)
 {
-	static int (*const steps[2][2])(struct bt_reader *, struct input *) = {
+	static int (*const steps[2][2])(struct bt_reader *, struct input *,
+					struct bt_event *) = {
 		{ step_v7, step_wide }, { step_v7_swap, step_wide_swap },
 	};
 
@@ -494,10 +500,11 @@ static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 	in->step = steps[in->swap][wide];
 }
 
-/* The next record of the input: 1, 0 at its end, < 0 on error. */
-static inline int next_record(struct bt_reader *r, struct input *in)
+/* The next record of the input into e: 1, 0 at its end, < 0 on error. */
+static inline int next_record(struct bt_reader *r, struct input *in,
+			      struct bt_event *e)
 {
-	return in->step ? in->step(r, in) : advance(r, in);
+	return in->step ? in->step(r, in, e) : advance(r, in, e);
 }
 
 /* --------------------------------------------------------- pid -> comm */
@@ -765,7 +772,7 @@ static int prime(struct bt_reader *r)
 		}
 	}
 	for (i = 0; i < r->nin; i++) {
-		rc = advance(r, r->in[i]);
+		rc = advance(r, r->in[i], &r->in[i]->ev);
 		if (rc < 0)
 			goto out;
 		if (rc && heads) {
@@ -808,38 +815,96 @@ out:
 /*
  * What every record read goes through: 1 when it is a duplicate (to be
  * skipped), 0 when it is delivered, -ENOMEM.  *newest: the latest event
- * time delivered, to count time going backwards.
+ * time delivered, to count time going backwards.  The common record, the
+ * next in sequence of the (device, CPU) met last at its cache slot, is
+ * settled here without a call (bt_dup_next()).
  */
-static int take_record(struct bt_reader *r, struct input *in,
-		       uint64_t *newest, int *have)
+static inline __attribute__((always_inline)) int
+take_record(struct bt_reader *r, struct input *in, const struct bt_event *e,
+	    uint64_t *newest, int *have)
 {
-	const struct bt_event *e = &in->ev;
 	int rc;
 
-	if (bt_event_is_note(e) || !e->sequence) {
+	if (bt_event_is_note(e)) {
 		rc = bt_dup_unsequenced(r, in, e);
 		if (rc < 0)
 			return bt_reader_fail(r, in, e->offset, rc,
 					      "out of memory");
-	} else {
-		rc = bt_dup_sequenced(r, in, e);
+		if (rc)
+			r->st.duplicates++;
+		return rc;
 	}
+	if (e->sequence && bt_dup_next(r, in, e))
+		rc = 0;
+	else if (e->sequence)
+		rc = bt_dup_sequenced(r, in, e);
+	else if ((rc = bt_dup_unsequenced(r, in, e)) < 0)
+		return bt_reader_fail(r, in, e->offset, rc, "out of memory");
 	if (rc) {
 		r->st.duplicates++;
 		return 1;
 	}
-	if (!bt_event_is_note(e)) {
-		if (*have && e->time < *newest) {
-			if (!r->st.backwards++) {
-				r->back1.at = where_of(e);
-				r->back1.delta = *newest - e->time;
-			}
-		} else {
-			*newest = e->time;
+	if (*have && e->time < *newest) {
+		if (!r->st.backwards++) {
+			r->back1.at = where_of(e);
+			r->back1.delta = *newest - e->time;
 		}
-		*have = 1;
+	} else {
+		*newest = e->time;
 	}
+	*have = 1;
 	return 0;
+}
+
+/*
+ * The one input left in the merge (a merged trace, or the last file of a
+ * set): nothing to order, so its records decode straight into the
+ * caller's event, without the copy out of in->ev, which goes stale until
+ * the input ends.  One straight loop per layout (swap, wide: constants).
+ * 0: it ended and left the merge.
+ */
+static inline __attribute__((always_inline)) int
+alone_as(struct bt_reader *r, struct input *in, struct bt_event *ev,
+	 int layout)
+{
+	int rc;
+
+	for (;;) {
+		switch (layout) {
+		case 0: rc = step_as(r, in, ev, 0, 0); break;
+		case 1: rc = step_as(r, in, ev, 0, 1); break;
+		case 2: rc = step_as(r, in, ev, 1, 0); break;
+		case 3: rc = step_as(r, in, ev, 1, 1); break;
+		default: rc = next_record(r, in, ev); break;
+		}
+		if (rc <= 0) {
+			if (!rc)
+				r->nheap = 0;
+			return rc;
+		}
+		rc = take_record(r, in, ev, &r->max_time, &r->have_time);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			break;
+	}
+	r->last = in;
+	r->st.events++;
+	return 1;
+}
+
+static int next_alone(struct bt_reader *r, struct input *in,
+		      struct bt_event *ev)
+{
+	if (in->step == step_v7)
+		return alone_as(r, in, ev, 0);
+	if (in->step == step_wide)
+		return alone_as(r, in, ev, 1);
+	if (in->step == step_v7_swap)
+		return alone_as(r, in, ev, 2);
+	if (in->step == step_wide_swap)
+		return alone_as(r, in, ev, 3);
+	return alone_as(r, in, ev, -1);
 }
 
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
@@ -856,13 +921,19 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 	} else if (r->last) {
 		in = r->last;
 		r->last = NULL;
-		goto advance;
+		if (r->nheap == 1) {
+			rc = next_alone(r, in, ev);
+			if (rc)
+				return rc;
+		} else {
+			goto advance;
+		}
 	}
 	for (;;) {
 		if (!r->nheap && !next_recording(r))
 			return 0;
 		in = r->heap[0];
-		rc = take_record(r, in, &r->max_time, &r->have_time);
+		rc = take_record(r, in, &in->ev, &r->max_time, &r->have_time);
 		if (rc < 0)
 			return rc;
 		if (rc)
@@ -872,7 +943,7 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 		r->st.events++;
 		return 1;
 advance:
-		rc = next_record(r, in);
+		rc = next_record(r, in, &in->ev);
 		if (rc < 0)
 			return rc;
 		if (!rc)
@@ -904,12 +975,12 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 	if (in->dead)
 		return in->dead;
 	for (;;) {
-		rc = next_record(r, in);
+		rc = next_record(r, in, ev);
 		if (rc <= 0) {
 			in->dead = rc;	/* the end, or the error, stays */
 			return rc;
 		}
-		rc = take_record(r, in, &in->newest, &in->have_time);
+		rc = take_record(r, in, ev, &in->newest, &in->have_time);
 		if (rc < 0) {
 			in->dead = rc;
 			return rc;
@@ -917,7 +988,6 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 		if (!rc)
 			break;
 	}
-	*ev = in->ev;
 	r->st.events++;
 	return 1;
 }

@@ -9,6 +9,7 @@
  * sequence-less records by fingerprint.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,7 @@ static inline struct seq_slot *seq_get(struct bt_reader *r, uint16_t rec,
 				       uint32_t dev, uint32_t cpu)
 {
 	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
-	uint16_t *hot = &r->seq_hot[(cpu ^ dev ^ dev >> 20 ^ rec * 7u) &
-				    (SEQ_HOT - 1)];
+	uint16_t *hot = bt_dup_hot(r, rec, dev, cpu);
 	struct seq_slot *s;
 
 	if (*hot) {
@@ -104,23 +104,13 @@ static void first_dup(struct bt_reader *r, const struct bt_event *e,
 		r->dup1.orig = *orig;
 }
 
-static inline void rec_id_of(struct rec_id *id, const struct bt_event *e)
-{
-	id->time = e->time;
-	id->sector = e->sector;
-	id->bytes = e->bytes;
-	id->act = e->action | e->category << 16;
-	id->pid = e->pid;
-	id->err_len = (uint32_t)e->error << 16 | e->pdu_len;
-}
-
 static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
 {
-	return id->time == e->time && id->sector == e->sector &&
-	       id->bytes == e->bytes &&
-	       id->act == (e->action | e->category << 16) &&
-	       id->pid == e->pid &&
-	       id->err_len == ((uint32_t)e->error << 16 | e->pdu_len);
+	struct rec_id now;
+
+	bt_rec_id_of(&now, e);
+	/* Up to the end of err_len: the padding after it is never set. */
+	return !memcmp(id, &now, offsetof(struct rec_id, err_len) + 4);
 }
 
 /*
@@ -147,11 +137,11 @@ int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 			r->st.gaps++, r->st.missing += e->sequence - s->last - 1;
 		if (!s->last) {
 			s->first = e->sequence;
-			rec_id_of(&s->first_id, e);
+			bt_rec_id_of(&s->first_id, e);
 			s->first_at = where_of(e);
 		}
 		s->last = e->sequence;
-		rec_id_of(&s->last_id, e);
+		bt_rec_id_of(&s->last_id, e);
 		s->last_at.off = e->offset;
 		s->last_at.input = e->input;
 		s->replay = 0;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <zlib.h>
 #include "btkit.h"
@@ -74,7 +75,7 @@ struct input {
 	 * Reads the next record as the first one was laid out (magic_raw:
 	 * its magic as stored, of version magic_ver); NULL before it.
 	 */
-	int (*step)(struct bt_reader *r, struct input *in);
+	int (*step)(struct bt_reader *r, struct input *in, struct bt_event *e);
 	uint32_t magic_raw, magic_ver;
 };
 
@@ -94,7 +95,8 @@ struct where {
  */
 struct rec_id {
 	uint64_t time, sector;
-	uint32_t bytes, act, pid, err_len;
+	uint32_t bytes, action, category, pid;
+	uint32_t err_len;	/* error and pdu_len, as struct bt_event has them */
 };
 
 /* What the reader knows of the last and first sequenced events of a key. */
@@ -182,6 +184,69 @@ static inline struct where where_of(const struct bt_event *e)
 	struct where w = { e->offset, e->input, 1 };
 
 	return w;
+}
+
+/*
+ * The slot cache's place for a (device, CPU) of a recording; what the
+ * cache holds is checked against the slot's key.
+ */
+static inline uint16_t *bt_dup_hot(struct bt_reader *r, uint16_t rec,
+				   uint32_t dev, uint32_t cpu)
+{
+	return &r->seq_hot[(cpu ^ dev ^ dev >> 20 ^ rec * 7u) & (SEQ_HOT - 1)];
+}
+
+/*
+ * Three runs of struct bt_event copied whole (time and sector; bytes,
+ * action, category and pid; error and pdu_len): a handful of moves for
+ * every record delivered.
+ */
+_Static_assert(offsetof(struct bt_event, sector) ==
+	       offsetof(struct bt_event, time) + 8 &&
+	       offsetof(struct bt_event, action) ==
+	       offsetof(struct bt_event, bytes) + 4 &&
+	       offsetof(struct bt_event, category) ==
+	       offsetof(struct bt_event, bytes) + 8 &&
+	       offsetof(struct bt_event, pid) ==
+	       offsetof(struct bt_event, bytes) + 12 &&
+	       offsetof(struct bt_event, pdu_len) ==
+	       offsetof(struct bt_event, error) + 2, "struct bt_event's runs");
+_Static_assert(offsetof(struct rec_id, sector) == 8 &&
+	       offsetof(struct rec_id, pid) == offsetof(struct rec_id, bytes) + 12,
+	       "struct rec_id's runs");
+
+static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
+{
+	memcpy(&id->time, &e->time, 16);
+	memcpy(&id->bytes, &e->bytes, 16);
+	memcpy(&id->err_len, &e->error, 4);
+}
+
+/*
+ * The common sequenced record, inline: the next in sequence of a
+ * (device, CPU) whose slot the cache holds.  1 when settled here (a new
+ * record, remembered as bt_dup_sequenced() would), 0 when that must decide.
+ */
+static inline int bt_dup_next(struct bt_reader *r, const struct input *in,
+			      const struct bt_event *e)
+{
+	uint16_t h = *bt_dup_hot(r, in->rec, e->dev, e->cpu);
+	struct seq_slot *s;
+
+	if (!h)
+		return 0;
+	s = &r->seq[h - 1];
+	if (s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
+	    s->rec != in->rec || !s->last || e->sequence != s->last + 1)
+		return 0;
+	s->last = e->sequence;
+	bt_rec_id_of(&s->last_id, e);
+	s->last_at.off = e->offset;
+	s->last_at.input = e->input;
+	s->replay = 0;
+	if (e->time > s->max_time)
+		s->max_time = e->time;
+	return 1;
 }
 
 /*

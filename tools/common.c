@@ -288,15 +288,14 @@ struct bt_reader *tool_open(const struct tool_opts *o, int argc, char **argv)
 	return r;
 }
 
-int tool_next(const struct tool_opts *o, struct bt_reader *r,
-		 struct bt_event *ev, uint64_t *first)
+/* tool_next() past its inline part: rc is bt_reader_next()'s for ev. */
+int tool_next_filter(const struct tool_opts *o, struct bt_reader *r,
+		     struct bt_event *ev, uint64_t *first, int rc)
 {
 	const char *file = NULL, *what;
 	uint64_t off = 0, rel;
-	int rc;
 
-	for (;;) {
-		rc = bt_reader_next(r, ev);
+	for (;; rc = bt_reader_next(r, ev)) {
 		if (rc == 0)
 			return 0;
 		if (rc < 0) {

@@ -93,8 +93,20 @@ struct bt_reader *tool_open(const struct tool_opts *o, int argc, char **argv);
  * passed through unfiltered except by -d.  *first is the time of the first
  * non-note event (window origin), kept across calls; start it at UINT64_MAX.
  */
-int tool_next(const struct tool_opts *o, struct bt_reader *r,
-		 struct bt_event *ev, uint64_t *first);
+int tool_next_filter(const struct tool_opts *o, struct bt_reader *r,
+		     struct bt_event *ev, uint64_t *first, int rc);
+
+/* Inline for the common run, without filters and past the first event. */
+static inline int tool_next(const struct tool_opts *o, struct bt_reader *r,
+			    struct bt_event *ev, uint64_t *first)
+{
+	int rc = bt_reader_next(r, ev);
+
+	if (rc > 0 && !(o->has_dev | o->has_pid | o->has_window) &&
+	    *first != UINT64_MAX)
+		return 1;
+	return tool_next_filter(o, r, ev, first, rc);
+}
 
 /*
  * Notes pass the common filters unwindowed (PROCESS notes name pids
