@@ -9,7 +9,6 @@
  * sequence-less records by fingerprint.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,11 +105,10 @@ static void first_dup(struct bt_reader *r, const struct bt_event *e,
 
 static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
 {
-	struct rec_id now;
-
-	bt_rec_id_of(&now, e);
-	/* Up to the end of err_len: the padding after it is never set. */
-	return !memcmp(id, &now, offsetof(struct rec_id, err_len) + 4);
+	return id->time == e->time && id->sector == e->sector &&
+	       id->bytes == e->bytes && id->action == e->action &&
+	       id->category == e->category && id->pid == e->pid &&
+	       id->error == e->error && id->pdu_len == e->pdu_len;
 }
 
 /*

@@ -94,9 +94,9 @@ struct where {
  * that found it): enough to tell a copy from another record.
  */
 struct rec_id {
-	uint64_t time, sector;
-	uint32_t bytes, action, category, pid;
-	uint32_t err_len;	/* error and pdu_len, as struct bt_event has them */
+	uint64_t sector, time;
+	uint32_t pid, bytes, category, action;
+	uint16_t pdu_len, error;
 };
 
 /* What the reader knows of the last and first sequenced events of a key. */
@@ -197,29 +197,21 @@ static inline uint16_t *bt_dup_hot(struct bt_reader *r, uint16_t rec,
 }
 
 /*
- * Three runs of struct bt_event copied whole (time and sector; bytes,
- * action, category and pid; error and pdu_len): a handful of moves for
- * every record delivered.
+ * Field by field, each load the size of the store that decoded it: a
+ * wider load spanning several fresh stores waits for them to retire.
+ * (struct rec_id's order differs from struct bt_event's so that the
+ * compiler does not merge the copies into such loads.)
  */
-_Static_assert(offsetof(struct bt_event, sector) ==
-	       offsetof(struct bt_event, time) + 8 &&
-	       offsetof(struct bt_event, action) ==
-	       offsetof(struct bt_event, bytes) + 4 &&
-	       offsetof(struct bt_event, category) ==
-	       offsetof(struct bt_event, bytes) + 8 &&
-	       offsetof(struct bt_event, pid) ==
-	       offsetof(struct bt_event, bytes) + 12 &&
-	       offsetof(struct bt_event, pdu_len) ==
-	       offsetof(struct bt_event, error) + 2, "struct bt_event's runs");
-_Static_assert(offsetof(struct rec_id, sector) == 8 &&
-	       offsetof(struct rec_id, pid) == offsetof(struct rec_id, bytes) + 12,
-	       "struct rec_id's runs");
-
 static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
 {
-	memcpy(&id->time, &e->time, 16);
-	memcpy(&id->bytes, &e->bytes, 16);
-	memcpy(&id->err_len, &e->error, 4);
+	id->time = e->time;
+	id->sector = e->sector;
+	id->bytes = e->bytes;
+	id->action = e->action;
+	id->category = e->category;
+	id->pid = e->pid;
+	id->error = e->error;
+	id->pdu_len = e->pdu_len;
 }
 
 /*
