@@ -65,6 +65,7 @@ static struct input *input_new(struct bt_reader *r, const char *name)
 		return NULL;
 	}
 	in->fd = -1;
+	in->layout = -1;	/* decided at the first record */
 	in->index = (uint16_t)r->nin;
 	in->set = r->nsets++;
 	r->in[r->nin++] = in;

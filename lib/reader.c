@@ -424,7 +424,7 @@ static int advance(struct bt_reader *r, struct input *in, struct bt_event *e)
 		}
 		p = in->data + start + in->ctx;
 	}
-	if (!in->step)
+	if (in->layout < 0)
 		choose_step(in, p, ver, wide);
 	return finish(r, in, e, p, start, hdr, total, ver);
 
@@ -463,48 +463,30 @@ step_as(struct bt_reader *r, struct input *in, struct bt_event *e, int swap,
 	return finish(r, in, e, p, start, hdr, total, in->magic_ver);
 }
 
-static int step_v7(struct bt_reader *r, struct input *in,
-		     struct bt_event *e)
-{
-	return step_as(r, in, e, 0, 0);
-}
-
-static int step_v7_swap(struct bt_reader *r, struct input *in,
-		     struct bt_event *e)
-{
-	return step_as(r, in, e, 1, 0);
-}
-
-static int step_wide(struct bt_reader *r, struct input *in,
-		     struct bt_event *e)
-{
-	return step_as(r, in, e, 0, 1);
-}
-
-static int step_wide_swap(struct bt_reader *r, struct input *in,
-		     struct bt_event *e)
-{
-	return step_as(r, in, e, 1, 1);
-}
-
+/*
+ * The layout of the input's records from its first one on: its magic as
+ * stored (magic_raw, of version magic_ver), and step_as()'s constants as
+ * a code, swap * 2 + wide.
+ */
 static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 			int wide)
 {
-	static int (*const steps[2][2])(struct bt_reader *, struct input *,
-					struct bt_event *) = {
-		{ step_v7, step_wide }, { step_v7_swap, step_wide_swap },
-	};
-
 	memcpy(&in->magic_raw, p, 4);
 	in->magic_ver = ver;
-	in->step = steps[in->swap][wide];
+	in->layout = (int8_t)(in->swap * 2 + wide);
 }
 
 /* The next record of the input into e: 1, 0 at its end, < 0 on error. */
-static inline int next_record(struct bt_reader *r, struct input *in,
-			      struct bt_event *e)
+static inline __attribute__((always_inline)) int
+next_record(struct bt_reader *r, struct input *in, struct bt_event *e)
 {
-	return in->step ? in->step(r, in, e) : advance(r, in, e);
+	switch (in->layout) {
+	case 0: return step_as(r, in, e, 0, 0);
+	case 1: return step_as(r, in, e, 0, 1);
+	case 2: return step_as(r, in, e, 1, 0);
+	case 3: return step_as(r, in, e, 1, 1);
+	default: return advance(r, in, e);
+	}
 }
 
 /* --------------------------------------------------------- pid -> comm */
@@ -523,7 +505,8 @@ static inline int before(const struct input *a, const struct input *b)
 	return a->index < b->index;
 }
 
-static void sift_down(struct bt_reader *r, size_t i)
+static inline __attribute__((always_inline)) void
+sift_down(struct bt_reader *r, size_t i)
 {
 	struct input **h = r->heap, *x = h[i];
 	size_t n = r->nheap;
@@ -860,23 +843,15 @@ take_record(struct bt_reader *r, struct input *in, const struct bt_event *e,
  * The one input left in the merge (a merged trace, or the last file of a
  * set): nothing to order, so its records decode straight into the
  * caller's event, without the copy out of in->ev, which goes stale until
- * the input ends.  One straight loop per layout (swap, wide: constants).
- * 0: it ended and left the merge.
+ * the input ends.  0: it ended and left the merge.
  */
-static inline __attribute__((always_inline)) int
-alone_as(struct bt_reader *r, struct input *in, struct bt_event *ev,
-	 int layout)
+static int next_alone(struct bt_reader *r, struct input *in,
+		      struct bt_event *ev)
 {
 	int rc;
 
 	for (;;) {
-		switch (layout) {
-		case 0: rc = step_as(r, in, ev, 0, 0); break;
-		case 1: rc = step_as(r, in, ev, 0, 1); break;
-		case 2: rc = step_as(r, in, ev, 1, 0); break;
-		case 3: rc = step_as(r, in, ev, 1, 1); break;
-		default: rc = next_record(r, in, ev); break;
-		}
+		rc = next_record(r, in, ev);
 		if (rc <= 0) {
 			if (!rc)
 				r->nheap = 0;
@@ -891,20 +866,6 @@ alone_as(struct bt_reader *r, struct input *in, struct bt_event *ev,
 	r->last = in;
 	r->st.events++;
 	return 1;
-}
-
-static int next_alone(struct bt_reader *r, struct input *in,
-		      struct bt_event *ev)
-{
-	if (in->step == step_v7)
-		return alone_as(r, in, ev, 0);
-	if (in->step == step_wide)
-		return alone_as(r, in, ev, 1);
-	if (in->step == step_v7_swap)
-		return alone_as(r, in, ev, 2);
-	if (in->step == step_wide_swap)
-		return alone_as(r, in, ev, 3);
-	return alone_as(r, in, ev, -1);
 }
 
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)

@@ -72,10 +72,10 @@ struct input {
 	unsigned char scratch[8];	/* TIMESTAMP payload in host order */
 	struct bt_event ev;	/* the next record, decoded */
 	/*
-	 * Reads the next record as the first one was laid out (magic_raw:
-	 * its magic as stored, of version magic_ver); NULL before it.
+	 * The records' layout as the first one's (magic_raw: its magic as
+	 * stored, of version magic_ver): swap * 2 + wide, -1 before it.
 	 */
-	int (*step)(struct bt_reader *r, struct input *in, struct bt_event *e);
+	int8_t layout;
 	uint32_t magic_raw, magic_ver;
 };
 
