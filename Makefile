@@ -60,7 +60,7 @@ HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/%)
 EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
-BENCH_BIN := $(B)/bench/btgen
+BENCH_BIN := $(B)/bench/btgen $(B)/bench/btread
 MAN_PAGES := $(sort $(wildcard man/*.[0-9]))
 
 # Objects built through pattern rules are kept (no rebuild on every make).
@@ -125,7 +125,7 @@ $(B)/examples/%: examples/%.c $(B)/libbtkit.so
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B) -lbtkit \
 		-Wl,-rpath,$(CURDIR)/$(B) $(LDLIBS)
 
-$(BENCH_BIN): $(B)/bench/btgen.o $(LIBA)
+$(BENCH_BIN): $(B)/bench/%: $(B)/bench/%.o $(LIBA)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(LDLIBS)
 

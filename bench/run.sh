@@ -38,7 +38,8 @@ export LC_ALL=C
 die() { echo "bench: $*" >&2; exit 1; }
 
 [ -x "$GNUTIME" ] || die "$GNUTIME missing (Debian package 'time')"
-[ -x "$TOP/$B/bench/btgen" ] || die "$B/bench/btgen not built (run make)"
+[ -x "$TOP/$B/bench/btgen" ] && [ -x "$TOP/$B/bench/btread" ] ||
+	die "$B/bench/btgen or btread not built (make bench builds them)"
 [ -x "$BIN/btcat" ] || die "$B/bin/btcat not built (run make)"
 for n in "$EVENTS" "$MEVENTS" "$MERGES"; do
 	case $n in ''|*[!0-9]*) die "BENCH_EVENTS, BENCH_MERGE_EVENTS and BENCH_MERGES must be numbers" ;; esac
@@ -81,7 +82,7 @@ measure() {
 	local name=$1 in=$2 out=$3 rc limit=$TOOL_TIMEOUT runs=$RUNS i
 	local -a cpus=() rss=()
 	shift 3
-	case $1 in "$BIN"/*) ;; *) limit=$REF_TIMEOUT ;; esac
+	case $1 in "$BIN"/* | "$TOP/$B/bench"/*) ;; *) limit=$REF_TIMEOUT ;; esac
 	case $1 in blkparse) runs=1 ;; esac
 	for ((i = 0; i < runs; i++)); do
 		STATUS=ok
@@ -185,6 +186,10 @@ suite() {
 	else
 		echo "btt not installed: skipped (Debian package blktrace)"
 	fi
+	# The reader alone (bench/btread: bt_reader_next() in a loop), then
+	# btcat's reading and ordering: what every tool's row has beneath it.
+	measure "reader alone (bench/btread)" /dev/null /dev/null \
+		"$TOP/$B/bench/btread" "$trace" && row_end "$btt_evs" "" ""
 	measure "btcat -d $NOMATCH (reading)" /dev/null /dev/null \
 		"$BIN/btcat" -d "$NOMATCH" "$trace" && row_end "$btt_evs" "" ""
 	for t in "btlat --btt" btlat btmerge btsize btslice btsync \
