@@ -165,6 +165,11 @@ unsigned bt_cap_tracefs_default_kb(int ncpu);
 int bt_cap_saved_value(const char *path, char *val, size_t len);
 
 /* capture_stream.c: the object, kernel records to the output stream */
+/*
+ * From the text of /proc/PID/stat: 1 for a user task, 0 for a kernel
+ * thread (PF_KTHREAD in its flags), -1 when the text does not parse.
+ */
+int bt_cap_user_task(const char *stat);
 struct bt_capture *bt_cap_alloc(const struct bt_capture_opts *o,
 				size_t devcap);
 void bt_cap_free(struct bt_capture *c);

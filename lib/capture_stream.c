@@ -270,24 +270,64 @@ static void comm_reload(struct bt_capture *c)
 	free(buf);
 }
 
+#define PF_KTHREAD	0x00200000u	/* include/linux/sched.h */
+
+int bt_cap_user_task(const char *stat)
+{
+	const char *p = stat ? strrchr(stat, ')') : NULL;
+	unsigned long long flags;
+	char *end;
+
+	/* After "pid (comm)": state ppid pgrp session tty_nr tpgid flags */
+	if (!p)
+		return -1;
+	p++;
+	for (int field = 0; field < 6; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -1;
+		while (*p && *p != ' ')
+			p++;
+	}
+	flags = strtoull(p, &end, 10);
+	if (end == p)
+		return -1;
+	return !(flags & PF_KTHREAD);
+}
+
 /*
- * The comm of pid as the tracer saw it: the tracer's saved command lines
- * (recorded at the task's context switches), else /proc (the process may
- * have exec'd since), else the idle task's name for pid 0 as the kernel
- * would note it.  A copy of the saved command lines older than the event
- * (time, on the same monotonic clock) may still hold the name from before
- * an exec -- a forked "sh" that became "dd" -- so it is read again then.
+ * The comm of pid: a live user task's own /proc/PID/comm first (PID may be
+ * a thread id), as the tracer's saved command lines can be stale for it: a
+ * reused pid keeps the old task's name there, and a thread that renamed
+ * itself keeps the name it had at its last recorded switch.  Kernel
+ * threads (whose /proc name adds the workqueue, "kworker/0:1-events"),
+ * and tasks gone by now, take the saved command lines (recorded at the
+ * task's context switches), else /proc, else the idle task's name for pid
+ * 0 as the kernel would note it.  A copy of the saved command lines older
+ * than the event (time, on the same monotonic clock) may still hold the
+ * name from before an exec -- a forked "sh" that became "dd" -- so it is
+ * read again then.
  */
 static void comm_of(struct bt_capture *c, uint32_t pid, uint32_t cpu,
 		    uint64_t time, char comm[16])
 {
-	char path[64], buf[64];
+	char path[64], buf[64], stat[512];
 	bool found = false;
 
 	memset(comm, 0, 16);
 	if (pid == 0) {
 		snprintf(comm, 16, "swapper/%u", cpu);
 		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (bt_sysfs_read(path, stat, sizeof(stat)) > 0 &&
+	    bt_cap_user_task(stat) == 1) {
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		if (bt_sysfs_read(path, buf, sizeof(buf)) > 0 && buf[0]) {
+			bt_cap_copy_str(comm, 16, buf);
+			return;
+		}
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {

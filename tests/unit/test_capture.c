@@ -350,6 +350,27 @@ static void test_capture_saves_expanded_size_of_boot_buffer(void **state)
 	}
 }
 
+/*
+ * Which pids btcapture names from /proc/PID/comm: user tasks, told from
+ * kernel threads by PF_KTHREAD in /proc/PID/stat (lines as this kernel
+ * writes them), even when the comm itself holds ") " and digits.
+ */
+static void test_capture_user_task_from_proc_stat(void **state)
+{
+	(void)state;
+	assert_int_equal(bt_cap_user_task("20108 (cat) R 20105 20105 4846 0 -1 "
+					  "4194304 127 0 0 0"), 1);
+	assert_int_equal(bt_cap_user_task("4 (kworker/R-rcu_gp) I 2 0 0 0 -1 "
+					  "69238880 0 0 0 0"), 0);
+	assert_int_equal(bt_cap_user_task("77 (a) 1 2 3 4 5) S 1 77 77 0 -1 "
+					  "4194560 9 0"), 1);
+	assert_int_equal(bt_cap_user_task("412 (jbd2/sda1-8) S 2 0 0 0 -1 "
+					  "2129984 0 0"), 0);
+	assert_int_equal(bt_cap_user_task("5 (x) S 1 2"), -1);
+	assert_int_equal(bt_cap_user_task("no parenthesis"), -1);
+	assert_int_equal(bt_cap_user_task(NULL), -1);
+}
+
 /* 64 MB of ring buffer over the CPUs, never under 8 MB per CPU. */
 static void test_capture_tracefs_buffer_spread_over_cpus(void **state)
 {
@@ -373,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_capture_skips_garbage_between_records),
 		cmocka_unit_test(test_capture_saves_expanded_size_of_boot_buffer),
 		cmocka_unit_test(test_capture_tracefs_buffer_spread_over_cpus),
+		cmocka_unit_test(test_capture_user_task_from_proc_stat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
