@@ -7,6 +7,8 @@
 # sample-traces/ (unpacked), and of $BTKIT_TRACES when set, are added.  fuzz/regressions are replayed
 # first.  A crash leaves its input in build-fuzz/ (crash-*): fix the bug,
 # then move the input to fuzz/regressions/ so the unit tests replay it.
+# FUZZ_SECONDS=0 builds the target and replays the regressions only
+# (tests/oracle/fuzz_build.sh, so that the build cannot rot unseen).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$TOP/build-fuzz
@@ -38,6 +40,7 @@ if [ ${#regs[@]} -gt 0 ]; then
 	"$OUT/fuzz_reader" "${regs[@]}"
 fi
 
+[ "$SECS" = 0 ] && exit 0
 exec "$OUT/fuzz_reader" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
 	-max_len=262144 -print_final_stats=1 -artifact_prefix="$OUT/" \
 	"$OUT/corpus" "$TOP/fuzz/corpus" "$OUT/seeds"
