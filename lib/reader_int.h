@@ -199,19 +199,21 @@ static inline uint16_t *bt_dup_hot(struct bt_reader *r, uint16_t rec,
 /*
  * Field by field, each load the size of the store that decoded it: a
  * wider load spanning several fresh stores waits for them to retire.
- * (struct rec_id's order differs from struct bt_event's so that the
- * compiler does not merge the copies into such loads.)
+ * The stores are volatile so that the compiler does not merge the copies
+ * into such loads (GCC's vectorizer does, even across a reordering).
  */
 static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
 {
-	id->time = e->time;
-	id->sector = e->sector;
-	id->bytes = e->bytes;
-	id->action = e->action;
-	id->category = e->category;
-	id->pid = e->pid;
-	id->error = e->error;
-	id->pdu_len = e->pdu_len;
+	volatile struct rec_id *v = id;
+
+	v->time = e->time;
+	v->sector = e->sector;
+	v->bytes = e->bytes;
+	v->action = e->action;
+	v->category = e->category;
+	v->pid = e->pid;
+	v->error = e->error;
+	v->pdu_len = e->pdu_len;
 }
 
 /*
