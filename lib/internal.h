@@ -196,6 +196,11 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
  * add them (btt-style per-bio samples spread one offset over many bios).
  */
 int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n);
+/*
+ * lib/stats.c: from's samples into d, as adding each of them would (the
+ * exact samples may come in another order).  0 or -ENOMEM.
+ */
+int bt_dist_merge(struct bt_dist *d, const struct bt_dist *from);
 
 /*
  * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to

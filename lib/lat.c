@@ -26,6 +26,12 @@ static const char metric_names[BT_LAT_NMETRICS][4] = {
 	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d", "q2q", "q2m", "m2d",
 };
 
+/*
+ * m[BT_LAT_ALL] holds the union of the op rows, but is built from them
+ * only when the rows are listed (bt_lat_rows): adding each sample twice
+ * as it comes cost a third of the analysis.  q2q is the exception, fed
+ * as it comes: its `all` row times each Q from the previous Q of any op.
+ */
 struct grp {
 	struct bt_dist m[BT_LAT_NOPS][BT_LAT_NMETRICS];
 	uint64_t last_q[BT_LAT_NOPS];	/* ns: latest Q of the row */
@@ -129,13 +135,6 @@ static void add(struct bt_lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
 		l->nomem = 1;
 }
 
-/* v into the row's op and its `all`, which holds every request again. */
-static void add2(struct bt_lat *l, struct grp *g, int op, int k, uint64_t v)
-{
-	add(l, &g->m[op][k], v, 1);
-	add(l, &g->m[BT_LAT_ALL][k], v, 1);
-}
-
 /*
  * One sample per bio of a request, from its time in list (Q or M) to
  * `to`: the kept times (BT_TIME_NONE: not a bio of the stage; bit k of
@@ -183,8 +182,10 @@ static void add_request(struct bt_lat *l, struct bt_dist *m,
 		if (have(rq->q, rq->d))
 			add_per_bio(l, &m[BT_LAT_Q2D], rq, rq->d);
 		if (have(rq->d, rq->c))
+			/* split bios are rare: no popcount call for none */
 			add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c),
-			    rq->nbios - (uint32_t)__builtin_popcount(rq->qsplit));
+			    rq->nbios - (rq->qsplit ? (uint32_t)
+			    __builtin_popcount(rq->qsplit) : 0));
 		return;
 	}
 	if (have(rq->q, rq->c))
@@ -235,7 +236,6 @@ static void on_done(const struct bt_request *rq, void *arg)
 	if (!g)
 		return;
 	add_request(l, g->m[op_index(rq->op)], rq);
-	add_request(l, g->m[BT_LAT_ALL], rq);
 }
 
 void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to)
@@ -317,15 +317,13 @@ static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 	if (k == BT_LAT_Q2Q) {
 		add_q2q(l, g, op, ev->time);
 	} else if (k == BT_LAT_I2D) {
-		for (int j = 0; j < 2; j++)
-			add_spread(l, &g->m[j ? BT_LAT_ALL : op][BT_LAT_M2D],
-				   rq->q, rq->mlist, rq->nmlist, 0, rq->nmerged,
-				   rq->m_off_sum, ev->time);
+		add_spread(l, &g->m[op][BT_LAT_M2D], rq->q, rq->mlist,
+			   rq->nmlist, 0, rq->nmerged, rq->m_off_sum, ev->time);
 		/* and a split first bio is never inside the D */
 		if (from != BT_TIME_NONE && !(rq->qsplit & 1))
-			add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+			add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
 	} else {
-		add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+		add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
 	}
 	return l->nomem ? -ENOMEM : 0;
 }
@@ -361,11 +359,34 @@ void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st)
 	for (size_t i = 0; i < bt_group_count(l->g); i++) {
 		const struct grp *g = bt_group_at(l->g, i, NULL);
 
-		for (int op = 0; op < BT_LAT_NOPS; op++)
-			for (int k = 0; k < BT_LAT_NMETRICS; k++)
+		for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+			uint64_t any = g->m[BT_LAT_ALL][k].n;
+
+			for (int op = 0; op < BT_LAT_ALL; op++) {
 				st->rows += g->m[op][k].n != 0;
+				any |= g->m[op][k].n;
+			}
+			/* an `all` row not built yet has samples if an op has */
+			st->rows += any != 0;
+		}
 	}
 	st->nomem = l->nomem;
+}
+
+/* The `all` rows (but q2q's) from the op rows, again for each listing. */
+static int build_all(struct grp *g)
+{
+	for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+		struct bt_dist *all = &g->m[BT_LAT_ALL][k];
+
+		if (k == BT_LAT_Q2Q)
+			continue;
+		bt_dist_free(all);
+		for (int op = 0; op < BT_LAT_ALL; op++)
+			if (bt_dist_merge(all, &g->m[op][k]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
 }
 
 int bt_lat_rows(struct bt_lat *l,
@@ -380,6 +401,8 @@ int bt_lat_rows(struct bt_lat *l,
 	bt_group_sort(l->g, NULL);
 	l->last = NULL;
 	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
+		if (build_all(g) < 0)
+			l->nomem = 1;
 		for (int op = 0; op < BT_LAT_NOPS; op++) {
 			for (int k = 0; k < BT_LAT_NMETRICS; k++) {
 				struct bt_lat_row r = {

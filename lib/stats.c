@@ -130,6 +130,49 @@ int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
 	return 0;
 }
 
+int bt_dist_merge(struct bt_dist *d, const struct bt_dist *from)
+{
+	uint64_t sum;
+
+	if (!from->n)
+		return 0;
+	/*
+	 * The state n adds of from's samples would leave: exact while the
+	 * total fits (the samples in another order, and quantiles sort),
+	 * else the counts of their buckets.
+	 */
+	if (!d->buckets && d->n + from->n <= BT_DIST_EXACT) {
+		if (!d->exact) {
+			d->exact = malloc(BT_DIST_EXACT * sizeof(*d->exact));
+			if (!d->exact)
+				return -ENOMEM;
+		}
+		memcpy(d->exact + d->nexact, from->exact,
+		       from->nexact * sizeof(*from->exact));
+		d->nexact += from->nexact;
+		d->sorted = 0;
+	} else {
+		if (!d->buckets && spill(d) < 0)
+			return -ENOMEM;
+		if (from->buckets)
+			for (unsigned b = 0; b < NBUCKETS; b++)
+				d->buckets[b] += from->buckets[b];
+		else
+			for (uint32_t i = 0; i < from->nexact; i++)
+				d->buckets[bucket_of(from->exact[i])]++;
+	}
+	if (!d->n || from->min < d->min)
+		d->min = from->min;
+	if (!d->n || from->max > d->max)
+		d->max = from->max;
+	d->n += from->n;
+	/* Both sums saturate: so does theirs exactly when the samples' does. */
+	if (__builtin_add_overflow(d->sum, from->sum, &sum))
+		sum = UINT64_MAX;
+	d->sum = sum;
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
