@@ -83,14 +83,11 @@ int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
 	return 0;
 }
 
-static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
+__attribute__((noinline))
+static struct grp *grp_lookup(struct bt_lat *l, uint32_t dev, uint32_t pid)
 {
 	struct grp *x;
 
-	if (!l->o.per_pid)
-		pid = 0;
-	if (l->last && l->last_dev == dev && l->last_pid == pid)
-		return l->last;
 	/* A row is up to 20 KB: past max_groups, one row for the rest. */
 	if (bt_group_count(l->g) >= l->o.max_groups && pid != BT_LAT_OTHERS &&
 	    !bt_group_find(l->g, dev, pid, 0))
@@ -103,6 +100,17 @@ static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
 	l->last_dev = dev;
 	l->last_pid = pid;
 	return x;
+}
+
+/* Most events in a row are one owner's: that row, inline. */
+static inline struct grp *grp_get(struct bt_lat *l, uint32_t dev,
+				  uint32_t pid)
+{
+	if (!l->o.per_pid)
+		pid = 0;
+	if (l->last && l->last_dev == dev && l->last_pid == pid)
+		return l->last;
+	return grp_lookup(l, dev, pid);
 }
 
 static int op_index(char op)

@@ -114,17 +114,25 @@ int bt_dist_add(struct bt_dist *d, uint64_t v)
 	return 0;
 }
 
+/* The first samples, one at a time until the distribution spills. */
+__attribute__((noinline))
+static int add_n_exact(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	for (; n && !d->buckets; n--)
+		if (add_exact(d, v) < 0)
+			return -ENOMEM;
+	if (n) {
+		d->buckets[bucket_of(v)] += n;
+		note(d, v, n);
+	}
+	return 0;
+}
+
+/* As bt_dist_add(): the bucketed case a leaf that saves no registers. */
 int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
 {
-	if (!n)
-		return 0;
-	if (!d->buckets) {
-		for (; n && !d->buckets; n--)
-			if (add_exact(d, v) < 0)
-				return -ENOMEM;
-		if (!n)
-			return 0;
-	}
+	if (!d->buckets || !n)
+		return n ? add_n_exact(d, v, n) : 0;
 	d->buckets[bucket_of(v)] += n;
 	note(d, v, n);
 	return 0;
