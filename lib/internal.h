@@ -215,10 +215,13 @@ struct bt_comm_ent {
 	char comm[BT_COMM_MAX + 1];
 };
 
+#define BT_COMM_HINTS	64
+
 struct bt_comm {
 	struct bt_comm_ent *ent;	/* in the order the pids came */
 	size_t used, cap, max_pids;
 	struct bt_map idx;		/* pid -> ent index + 1 */
+	uint32_t hint[BT_COMM_HINTS];	/* ent index + 1 of a pid set by its low bits */
 };
 
 void bt_comm_init(struct bt_comm *m, size_t max_pids);
