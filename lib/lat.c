@@ -41,7 +41,9 @@ struct grp {
 struct bt_lat {
 	struct bt_lat_opts o;
 	struct bt_group *g;	/* struct grp by dev and owner pid */
-	struct bt_lat_stats st;
+	struct bt_lat_stats st;	/* but the event counts, from acts */
+	uint64_t acts[32];	/* events by action */
+	int feed_btt;		/* btt weighting, no per-request callback */
 	/* the last row looked up: most events in a row are one owner's */
 	struct grp *last;
 	uint32_t last_dev, last_pid;
@@ -75,6 +77,7 @@ int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
 		l->o.max_groups = DEFAULT_GROUPS;
 	if (l->o.has_pid)
 		l->o.per_pid = 1;
+	l->feed_btt = l->o.btt && !l->o.request;
 	if (bt_group_new(&l->g, sizeof(struct grp)) < 0) {
 		free(l);
 		return -ENOMEM;
@@ -280,6 +283,10 @@ static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
  * first bio it never saw queued.  Out of line, so that the checks every
  * event goes through in bt_lat_feed() stay cheap.
  */
+#define BTT_ACTIONS	(1u << BT_A_QUEUE | 1u << BT_A_BACKMERGE | \
+			 1u << BT_A_FRONTMERGE | 1u << BT_A_GETRQ | \
+			 1u << BT_A_INSERT | 1u << BT_A_ISSUE)
+
 __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
@@ -343,17 +350,11 @@ int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
 		return -EINVAL;
 	if (ev->category & (BT_TC_NOTIFY | BT_TC_PC))
 		return 0;
-	switch (ev->action) {
-	case BT_A_QUEUE: l->st.q++; break;
-	case BT_A_BACKMERGE:
-	case BT_A_FRONTMERGE: l->st.m++; break;
-	case BT_A_GETRQ: l->st.g++; break;
-	case BT_A_INSERT: l->st.i++; break;
-	case BT_A_ISSUE: l->st.d++; break;
-	case BT_A_COMPLETE: l->st.c++; return 0;
-	default: return 0;
-	}
-	if (!l->o.btt || l->o.request || !rq)
+	if (ev->action >= 32)
+		return 0;
+	/* counted by action, summed into the stats when asked */
+	l->acts[ev->action]++;
+	if (!l->feed_btt || !rq || !((BTT_ACTIONS >> ev->action) & 1))
 		return 0;
 	return feed_btt(l, ev, rq);
 }
@@ -363,6 +364,12 @@ void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st)
 	if (!l || !st)
 		return;
 	*st = l->st;
+	st->q = l->acts[BT_A_QUEUE];
+	st->m = l->acts[BT_A_BACKMERGE] + l->acts[BT_A_FRONTMERGE];
+	st->g = l->acts[BT_A_GETRQ];
+	st->i = l->acts[BT_A_INSERT];
+	st->d = l->acts[BT_A_ISSUE];
+	st->c = l->acts[BT_A_COMPLETE];
 	st->rows = 0;
 	for (size_t i = 0; i < bt_group_count(l->g); i++) {
 		const struct grp *g = bt_group_at(l->g, i, NULL);
