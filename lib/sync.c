@@ -242,9 +242,10 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 {
 	size_t i;
 	struct episode *e;
-	int journal = is_journal(s, ev->pid, comm);
+	/* only a flush asks who queued it */
+	int flush = is_flush(ev), journal = flush && is_journal(s, ev->pid, comm);
 
-	if (is_flush(ev) && (journal || s->o.any_flush)) {
+	if (flush && (journal || s->o.any_flush)) {
 		/* Offer the flush to every episode whose data is done. */
 		for (i = 0; i < s->nep; i++) {
 			e = s->ep[i];
@@ -260,7 +261,7 @@ static int feed_queue(struct bt_sync *s, const struct bt_event *ev,
 	 * when nobody else flushes.
 	 */
 	e = find(s, ev->dev, ev->pid, &i);
-	if (is_flush(ev)) {
+	if (flush) {
 		if (!e && !(e = open_ep(s, ev->dev, ev->pid, ev->time)))
 			return -ENOMEM;
 		if (e->has_cand)
