@@ -109,8 +109,10 @@ static inline struct mstat *op_row(struct bt_merge *m, uint32_t dev,
 	return &g->st[(category & BT_TC_WRITE) ? OP_W : OP_R];
 }
 
-static int add(struct bt_merge *m, uint32_t dev, uint32_t pid,
-	       uint32_t category, enum what w, uint64_t v)
+/* Inline at both callers: no call and no register saves per event. */
+static inline __attribute__((always_inline)) int
+add(struct bt_merge *m, uint32_t dev, uint32_t pid, uint32_t category,
+    enum what w, uint64_t v)
 {
 	struct mstat *s;
 
@@ -222,7 +224,6 @@ int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
 	default:
 		return 0;
 	}
-	/* One call site: add() and count() inline, w a jump away. */
 	return add(m, ev->dev, pid, ev->category, w, v);
 }
 
