@@ -94,34 +94,39 @@ static struct grp *row_other(struct bt_merge *m, uint32_t dev, uint32_t pid)
 	return g;
 }
 
-/* The op row an event of pid counts in; NULL without memory. */
-static inline struct mstat *op_row(struct bt_merge *m, uint32_t dev,
-				   uint32_t pid, uint32_t category)
+static struct mstat *op_of(struct grp *g, uint32_t category)
 {
-	struct grp *g;
-
-	if (!m->o.per_pid)
-		pid = 0;
-	if (m->last && m->last_dev == dev && m->last_pid == pid)
-		g = m->last;
-	else if (!(g = row_other(m, dev, pid)))
-		return NULL;
 	return &g->st[(category & BT_TC_WRITE) ? OP_W : OP_R];
 }
 
-/* Inline at both callers: no call and no register saves per event. */
+/* w counted in the row of (dev, pid) when it is not the last one. */
+__attribute__((noinline))
+static int add_other(struct bt_merge *m, uint32_t dev, uint32_t pid,
+		     uint32_t category, enum what w, uint64_t v)
+{
+	struct grp *g = row_other(m, dev, pid);
+
+	if (!g)
+		return -ENOMEM;
+	count(op_of(g, category), w, v);
+	return 0;
+}
+
+/*
+ * Inline at its callers: the common case, the last row again, is then a
+ * few compares and an increment, with no call or register saves.
+ */
 static inline __attribute__((always_inline)) int
 add(struct bt_merge *m, uint32_t dev, uint32_t pid, uint32_t category,
     enum what w, uint64_t v)
 {
-	struct mstat *s;
-
 	if (m->o.has_pid && pid != m->o.pid)
 		return 0;
-	s = op_row(m, dev, pid, category);
-	if (!s)
-		return -ENOMEM;
-	count(s, w, v);
+	if (!m->o.per_pid)
+		pid = 0;
+	if (!m->last || m->last_dev != dev || m->last_pid != pid)
+		return add_other(m, dev, pid, category, w, v);
+	count(op_of(m->last, category), w, v);
 	return 0;
 }
 
@@ -172,27 +177,14 @@ void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to)
 	bt_done_chain(&m->next, to, on_done, m);
 }
 
-int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
-		  const struct bt_request *rq)
+static inline __attribute__((always_inline)) int
+feed_live(struct bt_merge *m, const struct bt_event *ev,
+	  const struct bt_request *rq)
 {
 	uint32_t pid = rq ? rq->pid : ev->pid;
-	struct devst *dv;
 	enum what w;
 	uint64_t v = 0;
 
-	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
-		return 0;
-	if (!m->has_live || ev->dev != m->live_dev) {
-		dv = bt_group_get(m->devs, ev->dev, 0, 0);
-		if (!dv)
-			return -ENOMEM;
-		if (ev->action == BT_A_QUEUE || ev->action == BT_A_REMAP)
-			dv->live = 1;
-		if (!dv->live)
-			return 0;
-		m->live_dev = ev->dev;
-		m->has_live = 1;
-	}
 	switch (ev->action) {
 	case BT_A_QUEUE:
 		if (!ev->bytes)
@@ -225,6 +217,34 @@ int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
 		return 0;
 	}
 	return add(m, ev->dev, pid, ev->category, w, v);
+}
+
+/* An event of a device other than the one known live. */
+__attribute__((noinline))
+static int feed_other_dev(struct bt_merge *m, const struct bt_event *ev,
+			  const struct bt_request *rq)
+{
+	struct devst *dv = bt_group_get(m->devs, ev->dev, 0, 0);
+
+	if (!dv)
+		return -ENOMEM;
+	if (ev->action == BT_A_QUEUE || ev->action == BT_A_REMAP)
+		dv->live = 1;
+	if (!dv->live)
+		return 0;
+	m->live_dev = ev->dev;
+	m->has_live = 1;
+	return feed_live(m, ev, rq);
+}
+
+int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
+		  const struct bt_request *rq)
+{
+	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
+		return 0;
+	if (!m->has_live || ev->dev != m->live_dev)
+		return feed_other_dev(m, ev, rq);
+	return feed_live(m, ev, rq);
 }
 
 int bt_merge_rows(struct bt_merge *m,
