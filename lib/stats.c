@@ -67,20 +67,36 @@ static int spill(struct bt_dist *d)
 	return 0;
 }
 
-/* min, max, n and the saturating sum after n more samples of v. */
-static inline void note(struct bt_dist *d, uint64_t v, uint64_t n)
+/* n and the saturating sum after n more samples of v. */
+static inline void note_n_sum(struct bt_dist *d, uint64_t v, uint64_t n)
 {
 	uint64_t add, sum;
 
-	if (!d->n || v < d->min)
-		d->min = v;
-	if (!d->n || v > d->max)
-		d->max = v;
 	d->n += n;
 	if (__builtin_mul_overflow(v, n, &add) ||
 	    __builtin_add_overflow(d->sum, add, &sum))
 		sum = UINT64_MAX;
 	d->sum = sum;
+}
+
+/* min, max, n and sum after n more samples of v. */
+static inline void note(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	if (!d->n || v < d->min)
+		d->min = v;
+	if (!d->n || v > d->max)
+		d->max = v;
+	note_n_sum(d, v, n);
+}
+
+/* As note(), for a bucketed distribution: it has samples, so min and max. */
+static inline void note_more(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	if (v < d->min)
+		d->min = v;
+	if (v > d->max)
+		d->max = v;
+	note_n_sum(d, v, n);
 }
 
 /* Still exact: keep the sample, or move them all into buckets. */
@@ -110,7 +126,7 @@ int bt_dist_add(struct bt_dist *d, uint64_t v)
 	if (!d->buckets)
 		return add_exact(d, v);
 	d->buckets[bucket_of(v)]++;
-	note(d, v, 1);
+	note_more(d, v, 1);
 	return 0;
 }
 
@@ -123,7 +139,7 @@ static int add_n_exact(struct bt_dist *d, uint64_t v, uint64_t n)
 			return -ENOMEM;
 	if (n) {
 		d->buckets[bucket_of(v)] += n;
-		note(d, v, n);
+		note_more(d, v, n);
 	}
 	return 0;
 }
@@ -134,7 +150,7 @@ int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
 	if (!d->buckets || !n)
 		return n ? add_n_exact(d, v, n) : 0;
 	d->buckets[bucket_of(v)] += n;
-	note(d, v, n);
+	note_more(d, v, n);
 	return 0;
 }
 
