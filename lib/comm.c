@@ -4,7 +4,9 @@
  * indexed by the library's hash map (lib/map.c), growing up to a limit the
  * owner chooses, so a trace with endless pids costs bounded memory.  The reader keeps the
  * latest name of a pid (a pid renamed by exec), blkorder the first (as
- * blkparse does), so the caller says which.
+ * blkparse does), so the caller says which.  A lookup is asked once an
+ * event by some callers: the latest pid set at each value of its low bits
+ * is answered from a small array before the hash map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,11 +37,13 @@ int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 			return rc;
 		e = &m->ent[m->used++];
 		e->pid = pid;
+		i = (uint32_t)m->used;
 	} else if (keep_first) {
 		return 0;
 	} else {
 		e = &m->ent[i - 1];
 	}
+	m->hint[pid & (BT_COMM_HINTS - 1)] = i;
 	if (len > BT_COMM_MAX)
 		len = BT_COMM_MAX;
 	len = strnlen(name, len);
@@ -50,7 +54,11 @@ int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 
 const char *bt_comm_get(const struct bt_comm *m, uint32_t pid)
 {
-	uint32_t i = bt_map_get(&m->idx, pid, 0);
+	uint32_t i = m->hint[pid & (BT_COMM_HINTS - 1)];
+
+	if (i && m->ent[i - 1].pid == pid)
+		return m->ent[i - 1].comm;
+	i = bt_map_get(&m->idx, pid, 0);
 
 	return i ? m->ent[i - 1].comm : NULL;
 }

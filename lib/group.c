@@ -8,7 +8,8 @@
  * the number of groups, never the number of events.  Lookups cost a hash
  * and a short probe, or nothing when the key is the last one asked for
  * (tools call it once an event, and consecutive events mostly share a
- * device, process and op).
+ * device, process and op), or a look into a small direct-mapped cache of
+ * entry numbers when a few processes' events interleave.
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -22,17 +23,39 @@
 	((sizeof(struct bt_group_key) + alignof(max_align_t) - 1) / \
 	 alignof(max_align_t) * alignof(max_align_t))
 
+#define GROUP_HINTS	64
+
 struct bt_group {
 	unsigned char *ent;	/* count entries of stride bytes: key, value */
 	size_t stride, count, cap;
 	struct bt_map idx;	/* (dev, pid, sub) -> entry number + 1 */
 	struct bt_group_key last;	/* the key last looked up and found */
 	uint32_t last_i;	/* its entry number + 1, 0 = none */
+	uint32_t hint[GROUP_HINTS];	/* entry number + 1 by hint_of(), 0 = none */
 };
 
 static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
 {
 	return (struct bt_group_key *)(void *)(g->ent + i * g->stride);
+}
+
+static inline unsigned hint_of(uint32_t dev, uint32_t pid, uint32_t sub)
+{
+	return (pid ^ pid >> 6 ^ dev ^ dev >> 20 ^ sub * 0x9e37u) &
+	       (GROUP_HINTS - 1);
+}
+
+/* The entry number + 1 the cache holds for the key, 0 if another's. */
+static inline uint32_t hinted(const struct bt_group *g, uint32_t dev,
+			      uint32_t pid, uint32_t sub)
+{
+	uint32_t i = g->hint[hint_of(dev, pid, sub)];
+	const struct bt_group_key *k;
+
+	if (!i)
+		return 0;
+	k = key_at(g, i - 1);
+	return k->dev == dev && k->pid == pid && k->sub == sub ? i : 0;
 }
 
 static inline int is_last(const struct bt_group *g, uint32_t dev,
@@ -45,8 +68,12 @@ static inline int is_last(const struct bt_group *g, uint32_t dev,
 static uint32_t index_of(const struct bt_group *g, uint32_t dev, uint32_t pid,
 			 uint32_t sub)
 {
+	uint32_t i;
+
 	if (is_last(g, dev, pid, sub))
 		return g->last_i;
+	if ((i = hinted(g, dev, pid, sub)))
+		return i;
 	return bt_map_get(&g->idx, (uint64_t)dev << 32 | pid, sub);
 }
 
@@ -57,6 +84,7 @@ static void remember(struct bt_group *g, uint32_t dev, uint32_t pid,
 	g->last.pid = pid;
 	g->last.sub = sub;
 	g->last_i = i;
+	g->hint[hint_of(dev, pid, sub)] = i;
 }
 
 /* Entries move when sorted: index them again (room is there already). */
@@ -64,6 +92,7 @@ static void rebuild(struct bt_group *g)
 {
 	bt_map_clear(&g->idx);
 	g->last_i = 0;
+	memset(g->hint, 0, sizeof(g->hint));
 	for (size_t i = 0; i < g->count; i++) {
 		const struct bt_group_key *k = key_at(g, i);
 
@@ -96,7 +125,7 @@ void *bt_group_find(const struct bt_group *g, uint32_t dev, uint32_t pid,
 	return i ? (unsigned char *)key_at(g, i - 1) + VALUE_OFF : NULL;
 }
 
-/* The key is not the last one: look it up, or add it. */
+/* The key is neither the last one nor cached: look it up, or add it. */
 __attribute__((noinline))
 static void *get_other(struct bt_group *g, uint32_t dev, uint32_t pid,
 		       uint32_t sub)
@@ -128,8 +157,14 @@ static void *get_other(struct bt_group *g, uint32_t dev, uint32_t pid,
 void *bt_group_get(struct bt_group *g, uint32_t dev, uint32_t pid,
 		   uint32_t sub)
 {
+	uint32_t i;
+
 	if (is_last(g, dev, pid, sub))
 		return (unsigned char *)key_at(g, g->last_i - 1) + VALUE_OFF;
+	if ((i = hinted(g, dev, pid, sub))) {
+		remember(g, dev, pid, sub, i);
+		return (unsigned char *)key_at(g, i - 1) + VALUE_OFF;
+	}
 	return get_other(g, dev, pid, sub);
 }
 

@@ -196,6 +196,11 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
  * add them (btt-style per-bio samples spread one offset over many bios).
  */
 int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n);
+/*
+ * lib/stats.c: from's samples into d, as adding each of them would (the
+ * exact samples may come in another order).  0 or -ENOMEM.
+ */
+int bt_dist_merge(struct bt_dist *d, const struct bt_dist *from);
 
 /*
  * lib/comm.c: the pid -> comm map (PROCESS notes).  Names keep up to
@@ -210,10 +215,13 @@ struct bt_comm_ent {
 	char comm[BT_COMM_MAX + 1];
 };
 
+#define BT_COMM_HINTS	64
+
 struct bt_comm {
 	struct bt_comm_ent *ent;	/* in the order the pids came */
 	size_t used, cap, max_pids;
 	struct bt_map idx;		/* pid -> ent index + 1 */
+	uint32_t hint[BT_COMM_HINTS];	/* ent index + 1 of a pid set by its low bits */
 };
 
 void bt_comm_init(struct bt_comm *m, size_t max_pids);

@@ -26,6 +26,12 @@ static const char metric_names[BT_LAT_NMETRICS][4] = {
 	"q2c", "q2d", "d2c", "q2g", "g2i", "i2d", "q2q", "q2m", "m2d",
 };
 
+/*
+ * m[BT_LAT_ALL] holds the union of the op rows, but is built from them
+ * only when the rows are listed (bt_lat_rows): adding each sample twice
+ * as it comes cost a third of the analysis.  q2q is the exception, fed
+ * as it comes: its `all` row times each Q from the previous Q of any op.
+ */
 struct grp {
 	struct bt_dist m[BT_LAT_NOPS][BT_LAT_NMETRICS];
 	uint64_t last_q[BT_LAT_NOPS];	/* ns: latest Q of the row */
@@ -35,7 +41,9 @@ struct grp {
 struct bt_lat {
 	struct bt_lat_opts o;
 	struct bt_group *g;	/* struct grp by dev and owner pid */
-	struct bt_lat_stats st;
+	struct bt_lat_stats st;	/* but the event counts, from acts */
+	uint64_t acts[32];	/* events by action */
+	int feed_btt;		/* btt weighting, no per-request callback */
 	/* the last row looked up: most events in a row are one owner's */
 	struct grp *last;
 	uint32_t last_dev, last_pid;
@@ -69,6 +77,7 @@ int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
 		l->o.max_groups = DEFAULT_GROUPS;
 	if (l->o.has_pid)
 		l->o.per_pid = 1;
+	l->feed_btt = l->o.btt && !l->o.request;
 	if (bt_group_new(&l->g, sizeof(struct grp)) < 0) {
 		free(l);
 		return -ENOMEM;
@@ -77,14 +86,11 @@ int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
 	return 0;
 }
 
-static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
+__attribute__((noinline))
+static struct grp *grp_lookup(struct bt_lat *l, uint32_t dev, uint32_t pid)
 {
 	struct grp *x;
 
-	if (!l->o.per_pid)
-		pid = 0;
-	if (l->last && l->last_dev == dev && l->last_pid == pid)
-		return l->last;
 	/* A row is up to 20 KB: past max_groups, one row for the rest. */
 	if (bt_group_count(l->g) >= l->o.max_groups && pid != BT_LAT_OTHERS &&
 	    !bt_group_find(l->g, dev, pid, 0))
@@ -97,6 +103,17 @@ static struct grp *grp_get(struct bt_lat *l, uint32_t dev, uint32_t pid)
 	l->last_dev = dev;
 	l->last_pid = pid;
 	return x;
+}
+
+/* Most events in a row are one owner's: that row, inline. */
+static inline struct grp *grp_get(struct bt_lat *l, uint32_t dev,
+				  uint32_t pid)
+{
+	if (!l->o.per_pid)
+		pid = 0;
+	if (l->last && l->last_dev == dev && l->last_pid == pid)
+		return l->last;
+	return grp_lookup(l, dev, pid);
 }
 
 static int op_index(char op)
@@ -127,13 +144,6 @@ static void add(struct bt_lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
 {
 	if (bt_dist_add_n(d, v, n) < 0)
 		l->nomem = 1;
-}
-
-/* v into the row's op and its `all`, which holds every request again. */
-static void add2(struct bt_lat *l, struct grp *g, int op, int k, uint64_t v)
-{
-	add(l, &g->m[op][k], v, 1);
-	add(l, &g->m[BT_LAT_ALL][k], v, 1);
 }
 
 /*
@@ -183,8 +193,10 @@ static void add_request(struct bt_lat *l, struct bt_dist *m,
 		if (have(rq->q, rq->d))
 			add_per_bio(l, &m[BT_LAT_Q2D], rq, rq->d);
 		if (have(rq->d, rq->c))
+			/* split bios are rare: no popcount call for none */
 			add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c),
-			    rq->nbios - (uint32_t)__builtin_popcount(rq->qsplit));
+			    rq->nbios - (rq->qsplit ? (uint32_t)
+			    __builtin_popcount(rq->qsplit) : 0));
 		return;
 	}
 	if (have(rq->q, rq->c))
@@ -235,7 +247,6 @@ static void on_done(const struct bt_request *rq, void *arg)
 	if (!g)
 		return;
 	add_request(l, g->m[op_index(rq->op)], rq);
-	add_request(l, g->m[BT_LAT_ALL], rq);
 }
 
 void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to)
@@ -272,6 +283,10 @@ static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
  * first bio it never saw queued.  Out of line, so that the checks every
  * event goes through in bt_lat_feed() stay cheap.
  */
+#define BTT_ACTIONS	(1u << BT_A_QUEUE | 1u << BT_A_BACKMERGE | \
+			 1u << BT_A_FRONTMERGE | 1u << BT_A_GETRQ | \
+			 1u << BT_A_INSERT | 1u << BT_A_ISSUE)
+
 __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
@@ -317,15 +332,13 @@ static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 	if (k == BT_LAT_Q2Q) {
 		add_q2q(l, g, op, ev->time);
 	} else if (k == BT_LAT_I2D) {
-		for (int j = 0; j < 2; j++)
-			add_spread(l, &g->m[j ? BT_LAT_ALL : op][BT_LAT_M2D],
-				   rq->q, rq->mlist, rq->nmlist, 0, rq->nmerged,
-				   rq->m_off_sum, ev->time);
+		add_spread(l, &g->m[op][BT_LAT_M2D], rq->q, rq->mlist,
+			   rq->nmlist, 0, rq->nmerged, rq->m_off_sum, ev->time);
 		/* and a split first bio is never inside the D */
 		if (from != BT_TIME_NONE && !(rq->qsplit & 1))
-			add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+			add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
 	} else {
-		add2(l, g, op, k, bt_lat_delta(l, from, ev->time));
+		add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
 	}
 	return l->nomem ? -ENOMEM : 0;
 }
@@ -337,17 +350,11 @@ int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
 		return -EINVAL;
 	if (ev->category & (BT_TC_NOTIFY | BT_TC_PC))
 		return 0;
-	switch (ev->action) {
-	case BT_A_QUEUE: l->st.q++; break;
-	case BT_A_BACKMERGE:
-	case BT_A_FRONTMERGE: l->st.m++; break;
-	case BT_A_GETRQ: l->st.g++; break;
-	case BT_A_INSERT: l->st.i++; break;
-	case BT_A_ISSUE: l->st.d++; break;
-	case BT_A_COMPLETE: l->st.c++; return 0;
-	default: return 0;
-	}
-	if (!l->o.btt || l->o.request || !rq)
+	if (ev->action >= 32)
+		return 0;
+	/* counted by action, summed into the stats when asked */
+	l->acts[ev->action]++;
+	if (!l->feed_btt || !rq || !((BTT_ACTIONS >> ev->action) & 1))
 		return 0;
 	return feed_btt(l, ev, rq);
 }
@@ -357,15 +364,44 @@ void bt_lat_get_stats(const struct bt_lat *l, struct bt_lat_stats *st)
 	if (!l || !st)
 		return;
 	*st = l->st;
+	st->q = l->acts[BT_A_QUEUE];
+	st->m = l->acts[BT_A_BACKMERGE] + l->acts[BT_A_FRONTMERGE];
+	st->g = l->acts[BT_A_GETRQ];
+	st->i = l->acts[BT_A_INSERT];
+	st->d = l->acts[BT_A_ISSUE];
+	st->c = l->acts[BT_A_COMPLETE];
 	st->rows = 0;
 	for (size_t i = 0; i < bt_group_count(l->g); i++) {
 		const struct grp *g = bt_group_at(l->g, i, NULL);
 
-		for (int op = 0; op < BT_LAT_NOPS; op++)
-			for (int k = 0; k < BT_LAT_NMETRICS; k++)
+		for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+			uint64_t any = g->m[BT_LAT_ALL][k].n;
+
+			for (int op = 0; op < BT_LAT_ALL; op++) {
 				st->rows += g->m[op][k].n != 0;
+				any |= g->m[op][k].n;
+			}
+			/* an `all` row not built yet has samples if an op has */
+			st->rows += any != 0;
+		}
 	}
 	st->nomem = l->nomem;
+}
+
+/* The `all` rows (but q2q's) from the op rows, again for each listing. */
+static int build_all(struct grp *g)
+{
+	for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+		struct bt_dist *all = &g->m[BT_LAT_ALL][k];
+
+		if (k == BT_LAT_Q2Q)
+			continue;
+		bt_dist_free(all);
+		for (int op = 0; op < BT_LAT_ALL; op++)
+			if (bt_dist_merge(all, &g->m[op][k]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
 }
 
 int bt_lat_rows(struct bt_lat *l,
@@ -380,6 +416,8 @@ int bt_lat_rows(struct bt_lat *l,
 	bt_group_sort(l->g, NULL);
 	l->last = NULL;
 	for (size_t i = 0; (g = bt_group_at(l->g, i, &key)); i++) {
+		if (build_all(g) < 0)
+			l->nomem = 1;
 		for (int op = 0; op < BT_LAT_NOPS; op++) {
 			for (int k = 0; k < BT_LAT_NMETRICS; k++) {
 				struct bt_lat_row r = {

@@ -24,6 +24,7 @@ struct mstat {
 	uint64_t rqs, bios;	/* completed requests with bytes, their bios */
 };
 
+/* st[OP_ALL] stays zero: the `all` row is summed from R and W when listed. */
 struct grp {
 	struct mstat st[NOPS];
 };
@@ -38,6 +39,15 @@ struct bt_merge {
 	struct bt_group *devs;	/* struct devst by dev */
 	int err;		/* -ENOMEM met in the done callback */
 	struct bt_done_link next;	/* the tracker's callback before ours */
+	/*
+	 * Most events are one device's and one owner's as the last: a device
+	 * once live stays so, and the last row is valid until a row is added
+	 * (which only add() does, and remembers) or the rows are sorted.
+	 */
+	uint32_t live_dev;	/* a device known live, if has_live */
+	uint8_t has_live;
+	struct grp *last;	/* row of (last_dev, last_pid), or NULL */
+	uint32_t last_dev, last_pid;
 };
 
 enum what { Q, BACK, FRONT, D, BLK, BIOS };
@@ -72,29 +82,90 @@ static void count(struct mstat *s, enum what w, uint64_t v)
 	}
 }
 
-static int add(struct bt_merge *m, uint32_t dev, uint32_t pid,
-	       uint32_t category, enum what w, uint64_t v)
+/* The row of (dev, pid) when it is not the last one: found or added. */
+__attribute__((noinline))
+static struct grp *row_other(struct bt_merge *m, uint32_t dev, uint32_t pid)
 {
-	struct grp *g;
+	struct grp *g = bt_group_get(m->g, dev, pid, 0);
 
-	if (m->o.has_pid && pid != m->o.pid)
-		return 0;
-	g = bt_group_get(m->g, dev, m->o.per_pid ? pid : 0, 0);
+	m->last = g;
+	m->last_dev = dev;
+	m->last_pid = pid;
+	return g;
+}
+
+static struct mstat *op_of(struct grp *g, uint32_t category)
+{
+	return &g->st[(category & BT_TC_WRITE) ? OP_W : OP_R];
+}
+
+/* w counted in the row of (dev, pid) when it is not the last one. */
+__attribute__((noinline))
+static int add_other(struct bt_merge *m, uint32_t dev, uint32_t pid,
+		     uint32_t category, enum what w, uint64_t v)
+{
+	struct grp *g = row_other(m, dev, pid);
+
 	if (!g)
 		return -ENOMEM;
-	count(&g->st[(category & BT_TC_WRITE) ? OP_W : OP_R], w, v);
-	count(&g->st[OP_ALL], w, v);
+	count(op_of(g, category), w, v);
 	return 0;
+}
+
+/*
+ * Inline at its callers: the common case, the last row again, is then a
+ * few compares and an increment, with no call or register saves.
+ */
+static inline __attribute__((always_inline)) int
+add(struct bt_merge *m, uint32_t dev, uint32_t pid, uint32_t category,
+    enum what w, uint64_t v)
+{
+	if (m->o.has_pid && pid != m->o.pid)
+		return 0;
+	if (!m->o.per_pid)
+		pid = 0;
+	if (!m->last || m->last_dev != dev || m->last_pid != pid)
+		return add_other(m, dev, pid, category, w, v);
+	count(op_of(m->last, category), w, v);
+	return 0;
+}
+
+static int is_live(const struct bt_merge *m, uint32_t dev)
+{
+	const struct devst *dv;
+
+	if (m->has_live && dev == m->live_dev)
+		return 1;
+	dv = bt_group_find(m->devs, dev, 0, 0);
+	return dv && dv->live;
+}
+
+/* The `all` row: R's and W's counts together. */
+static void sum_ops(const struct grp *g, struct mstat *all)
+{
+	const struct mstat *r = &g->st[OP_R], *w = &g->st[OP_W];
+
+	*all = *r;
+	all->q += w->q;
+	all->back += w->back;
+	all->front += w->front;
+	all->d += w->d;
+	if (w->blk_n && (!r->blk_n || w->blk_min < r->blk_min))
+		all->blk_min = w->blk_min;
+	if (w->blk_n && (!r->blk_n || w->blk_max > r->blk_max))
+		all->blk_max = w->blk_max;
+	all->blk_n += w->blk_n;
+	all->blk_total += w->blk_total;
+	all->rqs += w->rqs;
+	all->bios += w->bios;
 }
 
 static void on_done(const struct bt_request *rq, void *arg)
 {
 	struct bt_merge *m = arg;
-	const struct devst *dv;
 
 	if (!(rq->flags & (BT_RQ_EXPIRED | BT_RQ_OPEN)) && rq->bytes) {
-		dv = bt_group_find(m->devs, rq->dev, 0, 0);
-		if (dv && dv->live &&
+		if (is_live(m, rq->dev) &&
 		    add(m, rq->dev, rq->pid, rq->category, BIOS, rq->nbios) < 0)
 			m->err = -ENOMEM;
 	}
@@ -106,39 +177,74 @@ void bt_merge_attach(struct bt_merge *m, struct bt_tracker_opts *to)
 	bt_done_chain(&m->next, to, on_done, m);
 }
 
-int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
-		  const struct bt_request *rq)
+static inline __attribute__((always_inline)) int
+feed_live(struct bt_merge *m, const struct bt_event *ev,
+	  const struct bt_request *rq)
 {
 	uint32_t pid = rq ? rq->pid : ev->pid;
-	struct devst *dv;
+	enum what w;
+	uint64_t v = 0;
 
-	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
+	switch (ev->action) {
+	case BT_A_QUEUE:
+		if (!ev->bytes)
+			return 0;
+		w = Q;
+		break;
+	case BT_A_REQUEUE:
+		w = Q;
+		break;
+	case BT_A_BACKMERGE:
+		w = BACK;
+		break;
+	case BT_A_FRONTMERGE:
+		w = FRONT;
+		break;
+	case BT_A_ISSUE:
+		if (!ev->bytes)
+			return 0;
+		w = D;
+		break;
+	case BT_A_COMPLETE:
+		if (!ev->bytes)
+			return 0;
+		/* C runs in interrupt context: its pid owns nothing. */
+		pid = rq ? rq->pid : 0;
+		w = BLK;
+		v = ev->bytes >> 9;
+		break;
+	default:
 		return 0;
-	dv = bt_group_get(m->devs, ev->dev, 0, 0);
+	}
+	return add(m, ev->dev, pid, ev->category, w, v);
+}
+
+/* An event of a device other than the one known live. */
+__attribute__((noinline))
+static int feed_other_dev(struct bt_merge *m, const struct bt_event *ev,
+			  const struct bt_request *rq)
+{
+	struct devst *dv = bt_group_get(m->devs, ev->dev, 0, 0);
+
 	if (!dv)
 		return -ENOMEM;
 	if (ev->action == BT_A_QUEUE || ev->action == BT_A_REMAP)
 		dv->live = 1;
 	if (!dv->live)
 		return 0;
-	switch (ev->action) {
-	case BT_A_QUEUE:
-		return ev->bytes ? add(m, ev->dev, pid, ev->category, Q, 0) : 0;
-	case BT_A_REQUEUE:
-		return add(m, ev->dev, pid, ev->category, Q, 0);
-	case BT_A_BACKMERGE:
-		return add(m, ev->dev, pid, ev->category, BACK, 0);
-	case BT_A_FRONTMERGE:
-		return add(m, ev->dev, pid, ev->category, FRONT, 0);
-	case BT_A_ISSUE:
-		return ev->bytes ? add(m, ev->dev, pid, ev->category, D, 0) : 0;
-	case BT_A_COMPLETE:
-		/* C runs in interrupt context: its pid owns nothing. */
-		return ev->bytes ? add(m, ev->dev, rq ? rq->pid : 0,
-				       ev->category, BLK, ev->bytes >> 9) : 0;
-	default:
+	m->live_dev = ev->dev;
+	m->has_live = 1;
+	return feed_live(m, ev, rq);
+}
+
+int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
+		  const struct bt_request *rq)
+{
+	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
-	}
+	if (!m->has_live || ev->dev != m->live_dev)
+		return feed_other_dev(m, ev, rq);
+	return feed_live(m, ev, rq);
 }
 
 int bt_merge_rows(struct bt_merge *m,
@@ -147,13 +253,16 @@ int bt_merge_rows(struct bt_merge *m,
 	struct bt_group_key key;
 	const struct grp *g;
 	struct bt_merge_row out;
+	struct mstat all;
 
 	if (m->err)
 		return m->err;
 	bt_group_sort(m->g, NULL);
+	m->last = NULL;
 	for (size_t i = 0; (g = bt_group_at(m->g, i, &key)); i++) {
+		sum_ops(g, &all);
 		for (int op = 0; op < NOPS; op++) {
-			const struct mstat *s = &g->st[op];
+			const struct mstat *s = op == OP_ALL ? &all : &g->st[op];
 
 			if (!s->q && !s->d && !s->back && !s->front &&
 			    !s->blk_n && op != OP_ALL)

@@ -23,6 +23,7 @@ struct hists {
 
 struct bt_size {
 	struct bt_size_opts o;
+	uint32_t action;	/* BT_A_QUEUE with at_q, else BT_A_ISSUE */
 	struct bt_group *g;	/* struct hists by dev and owner */
 };
 
@@ -46,6 +47,7 @@ int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts)
 	if (!s)
 		return -ENOMEM;
 	s->o = *opts;
+	s->action = s->o.at_q ? BT_A_QUEUE : BT_A_ISSUE;
 	if (bt_group_new(&s->g, sizeof(struct hists)) < 0) {
 		free(s);
 		return -ENOMEM;
@@ -57,12 +59,13 @@ int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts)
 int bt_size_feed(struct bt_size *s, const struct bt_event *ev,
 		 const struct bt_request *rq)
 {
-	uint32_t pid = rq ? rq->pid : ev->pid;
+	uint32_t pid;
 	struct hists *x;
 
-	if (bt_event_is_note(ev) ||
-	    ev->action != (s->o.at_q ? BT_A_QUEUE : BT_A_ISSUE))
+	/* Most events are of the other actions: turned away first. */
+	if (ev->action != s->action || bt_event_is_note(ev))
 		return 0;
+	pid = rq ? rq->pid : ev->pid;
 	if (s->o.has_pid && pid != s->o.pid)
 		return 0;
 	x = bt_group_get(s->g, ev->dev, s->o.per_pid ? pid : 0, 0);

@@ -64,12 +64,25 @@ struct ent {
 	int32_t pid;
 };
 
-/* Entries in the order they came, indexed by (key, dev). */
+#define HINTS		64	/* direct-mapped cache of table lookups */
+
+/*
+ * Entries in the order they came, indexed by (key, dev).  Entries are
+ * never removed, so an entry number once found stays valid: a small
+ * direct-mapped cache of them in front of the index answers most lookups
+ * (a few processes' requests interleave) without hashing or probing.
+ */
 struct table {
 	struct ent *e;
 	size_t cap, n;
 	struct bt_map idx;
+	uint32_t hint[HINTS];	/* entry number + 1 by hint_of(), 0 none */
 };
+
+static inline unsigned hint_of(uint32_t dev, uint64_t key)
+{
+	return (unsigned)(key ^ key >> 32 ^ dev ^ dev >> 20) & (HINTS - 1);
+}
 
 struct bt_slice {
 	struct bt_slice_opts o;
@@ -82,27 +95,40 @@ struct bt_slice {
 	struct bt_done_link next;	/* the tracker's callback before ours */
 };
 
-static struct ent *table_find(const struct table *t, uint32_t dev,
-			      uint64_t key)
+__attribute__((noinline))
+static struct ent *table_lookup(struct table *t, uint32_t dev, uint64_t key)
 {
 	uint32_t i = bt_map_get(&t->idx, key, dev);
 
-	return i ? &t->e[i - 1] : NULL;
+	if (!i)
+		return NULL;
+	t->hint[hint_of(dev, key)] = i;
+	return &t->e[i - 1];
 }
 
-/* The entry of (dev, key), added zeroed when new; NULL on ENOMEM. */
-static struct ent *table_get(struct table *t, uint32_t dev, uint64_t key)
+static inline struct ent *table_find(struct table *t, uint32_t dev,
+				     uint64_t key)
 {
-	struct ent *e = table_find(t, dev, key);
+	uint32_t i = t->hint[hint_of(dev, key)];
 
-	if (e)
-		return e;
+	if (i && t->e[i - 1].key == key && t->e[i - 1].dev == dev)
+		return &t->e[i - 1];
+	return table_lookup(t, dev, key);
+}
+
+/* (dev, key) added zeroed; NULL on ENOMEM. */
+__attribute__((noinline))
+static struct ent *table_add(struct table *t, uint32_t dev, uint64_t key)
+{
+	struct ent *e;
+
 	if (t->n >= UINT32_MAX - 1 ||
 	    bt_array_room(&t->e, &t->cap, t->n, sizeof(*t->e), 64) < 0)
 		return NULL;
 	if (bt_map_put(&t->idx, key, dev, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
 	e = &t->e[t->n++];
+	t->hint[hint_of(dev, key)] = (uint32_t)t->n;
 	memset(e, 0, sizeof(*e));
 	e->key = key;
 	e->dev = dev;
@@ -111,13 +137,21 @@ static struct ent *table_get(struct table *t, uint32_t dev, uint64_t key)
 	return e;
 }
 
-static struct device *device_get(struct bt_slice *s, uint32_t dev,
-				 uint64_t now)
+/* The entry of (dev, key), added zeroed when new; NULL on ENOMEM. */
+static inline struct ent *table_get(struct table *t, uint32_t dev,
+				    uint64_t key)
+{
+	struct ent *e = table_find(t, dev, key);
+
+	return e ? e : table_add(t, dev, key);
+}
+
+__attribute__((noinline))
+static struct device *device_other(struct bt_slice *s, uint32_t dev,
+				   uint64_t now)
 {
 	struct device *d;
 
-	if (s->lastdev < s->ndevs && s->devs[s->lastdev].dev == dev)
-		return &s->devs[s->lastdev];
 	for (size_t i = 0; i < s->ndevs; i++) {
 		if (s->devs[i].dev == dev) {
 			s->lastdev = i;
@@ -133,6 +167,14 @@ static struct device *device_get(struct bt_slice *s, uint32_t dev,
 	d->idle_since = now;
 	s->lastdev = s->ndevs++;
 	return d;
+}
+
+static inline struct device *device_get(struct bt_slice *s, uint32_t dev,
+					uint64_t now)
+{
+	if (s->lastdev < s->ndevs && s->devs[s->lastdev].dev == dev)
+		return &s->devs[s->lastdev];
+	return device_other(s, dev, now);
 }
 
 static uint64_t idle_now(const struct device *d, uint64_t t)
@@ -394,23 +436,15 @@ static void device_complete(struct device *d, uint64_t t)
 		d->idle_since = t;
 }
 
-int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
-		  const struct bt_request *rq)
+/* Out of line, so the events that pass through save no registers. */
+__attribute__((noinline))
+static int feed(struct bt_slice *s, const struct bt_event *ev,
+		const struct bt_request *rq)
 {
 	struct device *d;
 	struct ent *o;
 	uint64_t t = ev->time;
 
-	if (t > s->now)
-		s->now = t;
-	if (bt_event_is_note(ev)) {
-		if (ev->action != BT_N_MESSAGE)
-			return 0;
-	} else if (ev->action != BT_A_GETRQ && ev->action != BT_A_INSERT &&
-		   ev->action != BT_A_ISSUE && ev->action != BT_A_REQUEUE &&
-		   ev->action != BT_A_COMPLETE) {
-		return 0;	/* Q, M, P, U, A, X...: nothing for slices */
-	}
 	d = device_get(s, ev->dev, t);
 	if (!d)
 		return -ENOMEM;
@@ -467,6 +501,22 @@ int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
 	default:
 		return 0;
 	}
+}
+
+int bt_slice_feed(struct bt_slice *s, const struct bt_event *ev,
+		  const struct bt_request *rq)
+{
+	if (ev->time > s->now)
+		s->now = ev->time;
+	if (bt_event_is_note(ev)) {
+		if (ev->action != BT_N_MESSAGE)
+			return 0;
+	} else if (ev->action != BT_A_GETRQ && ev->action != BT_A_INSERT &&
+		   ev->action != BT_A_ISSUE && ev->action != BT_A_REQUEUE &&
+		   ev->action != BT_A_COMPLETE) {
+		return 0;	/* Q, M, P, U, A, X...: nothing for slices */
+	}
+	return feed(s, ev, rq);
 }
 
 /*

@@ -67,20 +67,36 @@ static int spill(struct bt_dist *d)
 	return 0;
 }
 
-/* min, max, n and the saturating sum after n more samples of v. */
-static inline void note(struct bt_dist *d, uint64_t v, uint64_t n)
+/* n and the saturating sum after n more samples of v. */
+static inline void note_n_sum(struct bt_dist *d, uint64_t v, uint64_t n)
 {
 	uint64_t add, sum;
 
-	if (!d->n || v < d->min)
-		d->min = v;
-	if (!d->n || v > d->max)
-		d->max = v;
 	d->n += n;
 	if (__builtin_mul_overflow(v, n, &add) ||
 	    __builtin_add_overflow(d->sum, add, &sum))
 		sum = UINT64_MAX;
 	d->sum = sum;
+}
+
+/* min, max, n and sum after n more samples of v. */
+static inline void note(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	if (!d->n || v < d->min)
+		d->min = v;
+	if (!d->n || v > d->max)
+		d->max = v;
+	note_n_sum(d, v, n);
+}
+
+/* As note(), for a bucketed distribution: it has samples, so min and max. */
+static inline void note_more(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	if (v < d->min)
+		d->min = v;
+	if (v > d->max)
+		d->max = v;
+	note_n_sum(d, v, n);
 }
 
 /* Still exact: keep the sample, or move them all into buckets. */
@@ -110,23 +126,74 @@ int bt_dist_add(struct bt_dist *d, uint64_t v)
 	if (!d->buckets)
 		return add_exact(d, v);
 	d->buckets[bucket_of(v)]++;
-	note(d, v, 1);
+	note_more(d, v, 1);
 	return 0;
 }
 
+/* The first samples, one at a time until the distribution spills. */
+__attribute__((noinline))
+static int add_n_exact(struct bt_dist *d, uint64_t v, uint64_t n)
+{
+	for (; n && !d->buckets; n--)
+		if (add_exact(d, v) < 0)
+			return -ENOMEM;
+	if (n) {
+		d->buckets[bucket_of(v)] += n;
+		note_more(d, v, n);
+	}
+	return 0;
+}
+
+/* As bt_dist_add(): the bucketed case a leaf that saves no registers. */
 int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
 {
-	if (!n)
-		return 0;
-	if (!d->buckets) {
-		for (; n && !d->buckets; n--)
-			if (add_exact(d, v) < 0)
-				return -ENOMEM;
-		if (!n)
-			return 0;
-	}
+	if (!d->buckets || !n)
+		return n ? add_n_exact(d, v, n) : 0;
 	d->buckets[bucket_of(v)] += n;
-	note(d, v, n);
+	note_more(d, v, n);
+	return 0;
+}
+
+int bt_dist_merge(struct bt_dist *d, const struct bt_dist *from)
+{
+	uint64_t sum;
+
+	if (!from->n)
+		return 0;
+	/*
+	 * The state n adds of from's samples would leave: exact while the
+	 * total fits (the samples in another order, and quantiles sort),
+	 * else the counts of their buckets.
+	 */
+	if (!d->buckets && d->n + from->n <= BT_DIST_EXACT) {
+		if (!d->exact) {
+			d->exact = malloc(BT_DIST_EXACT * sizeof(*d->exact));
+			if (!d->exact)
+				return -ENOMEM;
+		}
+		memcpy(d->exact + d->nexact, from->exact,
+		       from->nexact * sizeof(*from->exact));
+		d->nexact += from->nexact;
+		d->sorted = 0;
+	} else {
+		if (!d->buckets && spill(d) < 0)
+			return -ENOMEM;
+		if (from->buckets)
+			for (unsigned b = 0; b < NBUCKETS; b++)
+				d->buckets[b] += from->buckets[b];
+		else
+			for (uint32_t i = 0; i < from->nexact; i++)
+				d->buckets[bucket_of(from->exact[i])]++;
+	}
+	if (!d->n || from->min < d->min)
+		d->min = from->min;
+	if (!d->n || from->max > d->max)
+		d->max = from->max;
+	d->n += from->n;
+	/* Both sums saturate: so does theirs exactly when the samples' does. */
+	if (__builtin_add_overflow(d->sum, from->sum, &sum))
+		sum = UINT64_MAX;
+	d->sum = sum;
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 /*
  * test_comm.c - the library's one pid -> comm map (lib/comm.c): the
  * latest or the first name of a pid, names cut at BT_COMM_MAX bytes or a
- * NUL, growth past many pids, and the limit that keeps memory bounded.
+ * NUL, pids that share a lookup cache slot, growth past many pids, and the
+ * limit that keeps memory bounded.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -44,6 +45,31 @@ static void test_comm_cuts_names(void **state)
 	bt_comm_free(&m);
 }
 
+/* Pids alike in their low bits take turns in the lookup cache: all found. */
+static void test_comm_pids_sharing_low_bits(void **state)
+{
+	struct bt_comm m;
+	char name[16];
+
+	(void)state;
+	bt_comm_init(&m, 100);
+	for (uint32_t k = 0; k < 4; k++) {
+		snprintf(name, sizeof(name), "p%u", (unsigned)k);
+		assert_int_equal(bt_comm_set(&m, 5 + 64 * k, name, 16, 0), 0);
+	}
+	assert_int_equal(bt_comm_set(&m, 5, "renamed", 16, 0), 0);
+	assert_string_equal(bt_comm_get(&m, 5), "renamed");
+	assert_string_equal(bt_comm_get(&m, 5 + 64), "p1");
+	assert_string_equal(bt_comm_get(&m, 5 + 128), "p2");
+	assert_string_equal(bt_comm_get(&m, 5 + 192), "p3");
+	assert_null(bt_comm_get(&m, 5 + 256));
+	/* the first name kept: the cache does not answer with another pid */
+	assert_int_equal(bt_comm_set(&m, 5 + 64, "later", 16, 1), 0);
+	assert_string_equal(bt_comm_get(&m, 5 + 64), "p1");
+	assert_string_equal(bt_comm_get(&m, 5), "renamed");
+	bt_comm_free(&m);
+}
+
 static void test_comm_grows_then_stops_at_limit(void **state)
 {
 	struct bt_comm m;
@@ -71,6 +97,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_comm_latest_or_first_name),
 		cmocka_unit_test(test_comm_cuts_names),
+		cmocka_unit_test(test_comm_pids_sharing_low_bits),
 		cmocka_unit_test(test_comm_grows_then_stops_at_limit),
 	};
 

@@ -4,8 +4,8 @@
  * key finds it again, keys differing in any of dev, pid, sub are distinct
  * groups (checked against values derived from the key after thousands of
  * groups made the table grow), sorting orders by dev, pid, sub or by the
- * caller's order and lookups still work after it, and odd value sizes stay
- * aligned and apart.
+ * caller's order and lookups still work after it (interleaved keys too),
+ * and odd value sizes stay aligned and apart.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -240,10 +240,48 @@ static void test_group_last_key_follows_sort_and_growth(void **state)
 	bt_group_free(g);
 }
 
+/*
+ * Interleaved keys are answered from the cache of entry numbers: right
+ * before and after a sort moved every entry, and for keys that share a
+ * cache slot, with get and find alike.
+ */
+static void test_group_interleaved_keys_follow_sort(void **state)
+{
+	struct bt_group *g;
+	struct val *v;
+
+	(void)state;
+	assert_int_equal(bt_group_new(&g, sizeof(struct val)), 0);
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t k = 0; k < 300; k++) {
+			uint32_t pid = 5000 + k % 150, sub = k / 150;
+
+			v = bt_group_get(g, 8 << 20, pid, sub);
+			assert_non_null(v);
+			v->a += mark(8 << 20, pid, sub);
+			v->b++;
+		}
+		bt_group_sort(g, round == 1 ? by_pid_desc : NULL);
+	}
+	assert_int_equal(bt_group_count(g), 300);
+	for (uint32_t k = 0; k < 300; k++) {
+		uint32_t pid = 5000 + k % 150, sub = k / 150;
+		const struct val *f = bt_group_find(g, 8 << 20, pid, sub);
+
+		v = bt_group_get(g, 8 << 20, pid, sub);
+		assert_ptr_equal(f, v);
+		assert_int_equal(v->b, 3);
+		assert_int_equal(v->a, 3 * mark(8 << 20, pid, sub));
+	}
+	assert_null(bt_group_find(g, 8 << 20, 5000 + 150, 0));
+	bt_group_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_last_key_follows_sort_and_growth),
+		cmocka_unit_test(test_group_interleaved_keys_follow_sort),
 		cmocka_unit_test(test_group_new_value_zeroed_and_found_again),
 		cmocka_unit_test(test_group_many_keys_distinct_after_growth),
 		cmocka_unit_test(test_group_sort_by_dev_pid_sub),

@@ -158,6 +158,67 @@ static void merged_read(struct fx *f, uint64_t t, uint64_t s)
 	feed(f, BT_A_COMPLETE, BT_TC_READ, t + 120, s, 16384, 0);
 }
 
+/*
+ * The `all` rows are built from the op rows when listed: each must be
+ * the union of its op rows (q2q apart, timed from any op's previous Q),
+ * counted in the stats before any listing, and the same when listed
+ * again after more requests.
+ */
+static void test_lat_all_row_is_union_of_ops(void **state)
+{
+	struct fx *f = fx_new((struct bt_lat_opts){ .btt = 1 });
+	struct bt_lat_stats st;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint64_t k = 0; k < 700; k++) {
+			uint64_t t = 1000 * (k + 700 * (uint64_t)pass);
+
+			merged_read(f, t, 100000 * k);
+			feed(f, BT_A_QUEUE, BT_TC_WRITE, t + 500, 100000 * k + 50000,
+			     8192, 6);
+			feed(f, BT_A_GETRQ, BT_TC_WRITE, t + 501, 100000 * k + 50000,
+			     8192, 6);
+			feed(f, BT_A_INSERT, BT_TC_WRITE, t + 502, 100000 * k + 50000,
+			     8192, 6);
+			feed(f, BT_A_ISSUE, BT_TC_WRITE, t + 503 + k % 7,
+			     100000 * k + 50000, 8192, 6);
+			feed(f, BT_A_COMPLETE, BT_TC_WRITE, t + 600 + k % 13,
+			     100000 * k + 50000, 8192, 0);
+		}
+		bt_tracker_flush(f->tr);
+		bt_lat_get_stats(f->lat, &st);
+		finish(f);
+		assert_int_equal(st.rows, (uint64_t)f->nrows);
+		for (int k = 0; k < BT_LAT_NMETRICS; k++) {
+			const struct row *a = row(f, 0, BT_LAT_ALL, k);
+			const struct row *r = row(f, 0, BT_LAT_R, k);
+			const struct row *w = row(f, 0, BT_LAT_W, k);
+			const struct row none = { .min = UINT64_MAX };
+
+			assert_non_null(a);
+			assert_non_null(r);	/* the writes have no merges */
+			if (!w)
+				w = &none;
+			if (k == BT_LAT_Q2Q)
+				continue;
+			assert_int_equal(a->n, r->n + w->n);
+			assert_int_equal(a->sum, r->sum + w->sum);
+			assert_int_equal(a->min, r->min < w->min ? r->min : w->min);
+			assert_int_equal(a->max, r->max > w->max ? r->max : w->max);
+		}
+		/* 700 then 1400 writes: past the exact samples on pass 1 */
+		assert_int_equal(row(f, 0, BT_LAT_W, BT_LAT_Q2C)->n,
+				 700 * (pass + 1));
+		assert_int_equal(row(f, 0, BT_LAT_ALL, BT_LAT_Q2C)->n,
+				 3500 * (pass + 1));
+		/* q2q of all: one fewer than its Qs, not the ops' sum */
+		assert_int_equal(row(f, 0, BT_LAT_ALL, BT_LAT_Q2Q)->n,
+				 5 * 700 * (pass + 1) - 1);
+	}
+	fx_free(f);
+}
+
 static void test_lat_one_sample_per_request(void **state)
 {
 	struct fx *f = fx_new((struct bt_lat_opts){ 0 });
@@ -523,6 +584,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lat_one_sample_per_request),
+		cmocka_unit_test(test_lat_all_row_is_union_of_ops),
 		cmocka_unit_test(test_lat_btt_weights_per_bio),
 		cmocka_unit_test(test_lat_btt_q2q_from_time_zero),
 		cmocka_unit_test(test_lat_btt_requeue_times_every_round),

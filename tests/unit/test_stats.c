@@ -316,6 +316,56 @@ static void test_stats_add_n_is_n_adds(void **state)
 	bt_dist_free(&b);
 }
 
+/*
+ * Merged distributions must equal the one fed every sample: btlat's
+ * `all` rows are built so.  Parts that stay exact, that spill only when
+ * merged, and bucketed into exact and back, with a saturating sum.
+ */
+static void test_stats_merge_is_adding_each_sample(void **state)
+{
+	static const uint32_t sizes[][3] = {
+		{ 0, 0, 0 }, { 3, 0, 5 }, { 300, 500, 224 }, { 300, 500, 225 },
+		{ 600, 600, 0 }, { 2000, 10, 1 }, { 10, 2000, 3000 },
+		{ 1025, 1025, 1025 },
+	};
+	static const double q[] = { 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1 };
+	struct bt_dist part[3], all, ref;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++) {
+		bt_dist_init(&all);
+		bt_dist_init(&ref);
+		for (int p = 0; p < 3; p++) {
+			bt_dist_init(&part[p]);
+			for (uint32_t i = 0; i < sizes[c][p]; i++) {
+				uint64_t v = rnd() >> (rnd() % 64);
+
+				if (c == 1 && p == 2)
+					v = UINT64_MAX / 4;	/* sum saturates */
+				assert_int_equal(bt_dist_add(&part[p], v), 0);
+				assert_int_equal(bt_dist_add(&ref, v), 0);
+			}
+			/* a quantile sorts the part in place first */
+			(void)bt_dist_quantile(&part[p], 0.5);
+		}
+		for (int p = 0; p < 3; p++)
+			assert_int_equal(bt_dist_merge(&all, &part[p]), 0);
+		assert_int_equal(all.n, ref.n);
+		assert_int_equal(all.sum, ref.sum);
+		assert_int_equal(all.min, ref.min);
+		assert_int_equal(all.max, ref.max);
+		assert_int_equal(all.buckets != NULL, ref.buckets != NULL);
+		assert_int_equal(all.nexact, ref.nexact);
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+			assert_int_equal(bt_dist_quantile(&all, q[i]),
+					 bt_dist_quantile(&ref, q[i]));
+		for (int p = 0; p < 3; p++)
+			bt_dist_free(&part[p]);
+		bt_dist_free(&all);
+		bt_dist_free(&ref);
+	}
+}
+
 static void test_stats_log2_bounds(void **state)
 {
 	uint64_t lo, hi;
@@ -405,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_stats_bucket_error_bound_adversarial),
 		cmocka_unit_test(test_stats_memory_bounded_after_spill),
 		cmocka_unit_test(test_stats_add_n_is_n_adds),
+		cmocka_unit_test(test_stats_merge_is_adding_each_sample),
 		cmocka_unit_test(test_stats_log2_bounds),
 		cmocka_unit_test(test_stats_log2_values_land_in_bounds),
 	};
