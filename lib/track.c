@@ -60,6 +60,14 @@ struct bt_tracker {
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
+	/*
+	 * The entry of the last Q when it was alone at its sector, not yet
+	 * in the start map (index + 1, 0 = none): most often the next
+	 * event is that bio's M or G, which then takes it without a probe,
+	 * and a merged bio never enters the map.  Any other event puts it
+	 * in first, so lookups see the maps they always saw.
+	 */
+	uint32_t pend;
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
@@ -203,6 +211,8 @@ static char op_of(uint32_t category, uint32_t bytes)
 
 static void release(struct bt_tracker *tr, struct ent *x)
 {
+	if (tr->pend == (uint32_t)(x - tr->pool) + 1)
+		tr->pend = 0;
 	unindex(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
@@ -611,19 +621,43 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		touch(tr, x, ev->time);
 	} else {
 		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
+		if (!k) {
+			add_q(x, ev->time, 0);
+			tr->pend = (uint32_t)(x - tr->pool) + 1;
+			return &x->rq;
+		}
 	}
 	add_q(x, ev->time, 0);
 	reindex(tr, x);
 	return &x->rq;
 }
 
+/*
+ * The pending Q's entry, still pending only while the event is that
+ * bio's M, F or G (bt_tracker_feed() put it in the map otherwise): the
+ * only entry at its key, a lone bio of the event's direction, so the one
+ * score_bio picks.
+ */
+static inline struct ent *take_pend(struct bt_tracker *tr)
+{
+	uint32_t k = tr->pend;
+
+	if (!k)
+		return NULL;
+	tr->pend = 0;
+	tr->nsame = 1;
+	return &tr->pool[k - 1];
+}
+
 static struct bt_request *on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
-	struct ent *b = lookup(tr, START, ev->dev, ev->sector, score_bio,
-			       ev);
+	struct ent *b = take_pend(tr);
 	struct ent *x;
 	uint64_t nsec = ev->bytes >> 9, bio_q;
+
+	if (!b)
+		b = lookup(tr, START, ev->dev, ev->sector, score_bio, ev);
 
 	if (back)
 		x = lookup(tr, END, ev->dev, ev->sector,
@@ -661,8 +695,10 @@ static inline __attribute__((always_inline)) struct ent *
 get_or_new(struct bt_tracker *tr, const struct bt_event *ev, score_fn score,
 	   uint8_t state)
 {
-	struct ent *x = lookup(tr, START, ev->dev, ev->sector, score, ev);
+	struct ent *x = score == score_bio ? take_pend(tr) : NULL;
 
+	if (!x)
+		x = lookup(tr, START, ev->dev, ev->sector, score, ev);
 	tr->others = x ? tr->nsame - 1 : tr->nsame;
 	if (x) {
 		touch(tr, x, ev->time);
@@ -929,6 +965,18 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 	return NULL;
 }
 
+/* ev is an M, F or G that score_bio lets take the pending Q's entry. */
+static inline int resolves_pend(const struct bt_tracker *tr,
+				const struct bt_event *ev)
+{
+	const struct ent *x = &tr->pool[tr->pend - 1];
+
+	return (ev->action == BT_A_BACKMERGE ||
+		ev->action == BT_A_FRONTMERGE || ev->action == BT_A_GETRQ) &&
+	       x->rq.sector == ev->sector && x->rq.dev == ev->dev &&
+	       same_dir(x, ev);
+}
+
 static void expire(struct bt_tracker *tr, uint64_t now)
 {
 	while (tr->head) {
@@ -986,6 +1034,10 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
+	if (tr->pend && !resolves_pend(tr, ev)) {
+		reindex(tr, &tr->pool[tr->pend - 1]);
+		tr->pend = 0;
+	}
 	/* An event puts at most one request more in the end map. */
 	if (room(tr, END, tr->idx[END].n + 1) < 0)
 		return -ENOMEM;

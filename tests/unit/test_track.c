@@ -926,6 +926,58 @@ static void test_tracker_merge_times_kept(void **state)
 	fx_free(f);
 }
 
+/*
+ * A bio's Q is usually followed at once by its own M or G, but other
+ * events may come between, or an M of the other direction at the same
+ * sector, or so long a pause that the bio expires first: the bio must be
+ * found, kept or given up exactly as when its M comes next.
+ */
+static void test_tracker_queued_bio_found_after_other_events(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 2, DEV, 0, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3, DEV, 8, 4096, 6);
+	/* an event of another request between the bio's Q and its M */
+	feed(f, BT_A_INSERT, BT_TC_WRITE, 4, DEV, 0, 4096, 5);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 5, DEV, 8, 4096, 6);
+	assert_non_null(rq);
+	assert_int_equal(rq->nbios, 2);
+	assert_true(rq->merged_q == 3 * US);
+	/* a read bio, then a write merging at its sector: not the read's */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 6, DEV, 16, 4096, 7);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 7, DEV, 16, 4096, 5);
+	assert_non_null(rq);
+	assert_true(rq->merged_q == BT_TIME_NONE);
+	assert_int_equal(rq->nbios, 2);
+	rq = feed(f, BT_A_GETRQ, BT_TC_READ, 8, DEV, 16, 4096, 7);
+	assert_int_equal(rq->q, 6 * US);
+	assert_false(rq->flags & BT_RQ_NOQ);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 9, DEV, 0, 12288, 5);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 10, DEV, 0, 12288, 0);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 11, DEV, 16, 4096, 7);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 12, DEV, 16, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[0].bytes, 12288);
+	assert_int_equal(f->got.rq[0].pid, 5);
+	assert_int_equal(f->got.rq[1].pid, 7);
+	assert_int_equal(f->got.rq[1].q, 6 * US);
+	fx_free(f);
+
+	/* expired before its M: handed over as such, the M finds nothing */
+	f = fx_new(10 * US, 0);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 8, 4096, 6);
+	assert_null(feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 100, DEV, 8, 4096,
+			 6));
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	assert_int_equal(f->got.rq[0].state, BT_RQS_DONE);
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -974,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_stale_requests_replaced_oldest_first),
 		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
 		cmocka_unit_test(test_tracker_merge_times_kept),
+		cmocka_unit_test(test_tracker_queued_bio_found_after_other_events),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 
