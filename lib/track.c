@@ -32,6 +32,12 @@
  * short-lived).
  */
 #define STALE_NS	1000000000ull
+/*
+ * Qs waiting for their M or G outside the start map: with several
+ * processes queueing at once, 96% of the bios' M or G come within three
+ * events of their Q.
+ */
+#define NPEND		4
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -49,6 +55,7 @@ struct ent {
 				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
+	uint8_t pend;		/* in tr->pend, not in the start map */
 	uint8_t cls;		/* class_of() of the event that made it */
 };
 
@@ -61,13 +68,19 @@ struct bt_tracker {
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
 	/*
-	 * The entry of the last Q when it was alone at its sector, not yet
-	 * in the start map (index + 1, 0 = none): most often the next
-	 * event is that bio's M or G, which then takes it without a probe,
-	 * and a merged bio never enters the map.  Any other event puts it
-	 * in first, so lookups see the maps they always saw.
+	 * Entries of the last Qs (and remaps' marks) that were alone at
+	 * their sector, not yet in the start map, oldest first.  Their Q,
+	 * M or G comes a few events later and takes them without a probe,
+	 * and a merged bio never enters the map at all.  Anything else that
+	 * looks at or puts an entry at such a sector first puts the pending
+	 * one in, so every lookup sees the map it always saw.
 	 */
-	uint32_t pend;
+	struct {
+		uint64_t sector;
+		uint32_t dev;
+		uint32_t e;		/* index + 1 */
+	} pend[NPEND];
+	uint32_t npend;
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
@@ -118,6 +131,71 @@ static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 		}
 }
 
+static void reindex(struct bt_tracker *tr, struct ent *x);
+
+/* Take pending entry i out of tr->pend. */
+static void pend_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->pool[tr->pend[i].e - 1].pend = 0;
+	tr->npend--;
+	for (; i < tr->npend; i++)
+		tr->pend[i] = tr->pend[i + 1];
+}
+
+/* Put pending entry i in the start map, where it would have been. */
+static void unpend(struct bt_tracker *tr, uint32_t i)
+{
+	struct ent *x = &tr->pool[tr->pend[i].e - 1];
+
+	pend_cut(tr, i);
+	reindex(tr, x);
+}
+
+/* The index in tr->pend of the pending entry at a key, or -1. */
+static inline int pend_find(const struct bt_tracker *tr, uint32_t dev,
+			    uint64_t key)
+{
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].sector == key && tr->pend[i].dev == dev)
+			return (int)i;
+	return -1;
+}
+
+/* Before the start map is read or written at a key: its pending entry. */
+static inline void unpend_key(struct bt_tracker *tr, uint32_t dev,
+			      uint64_t key)
+{
+	int i = pend_find(tr, dev, key);
+
+	if (i >= 0)
+		unpend(tr, (uint32_t)i);
+}
+
+/*
+ * x (a new Q's bio or a remap's mark) is alone at its start key: keep it
+ * out of the start map until something else needs that key.
+ */
+static void pend_push(struct bt_tracker *tr, struct ent *x)
+{
+	if (tr->npend == NPEND)
+		unpend(tr, 0);
+	tr->pend[tr->npend].sector = x->rq.sector;
+	tr->pend[tr->npend].dev = x->rq.dev;
+	tr->pend[tr->npend++].e = (uint32_t)(x - tr->pool) + 1;
+	x->pend = 1;
+}
+
+static void forget_pend(struct bt_tracker *tr, const struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].e == e) {
+			pend_cut(tr, i);
+			return;
+		}
+}
+
 static void unindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
@@ -144,6 +222,7 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 	if (!x->in_start || x->skey != x->rq.sector) {
 		if (x->in_start)
 			idx_remove(tr, START, x->rq.dev, x->skey, e);
+		unpend_key(tr, x->rq.dev, x->rq.sector);
 		x->skey = x->rq.sector;
 		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
@@ -211,8 +290,8 @@ static char op_of(uint32_t category, uint32_t bytes)
 
 static void release(struct bt_tracker *tr, struct ent *x)
 {
-	if (tr->pend == (uint32_t)(x - tr->pool) + 1)
-		tr->pend = 0;
+	if (x->pend)
+		forget_pend(tr, x);
 	unindex(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
@@ -317,7 +396,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	memset(x->rq.comm, 0, sizeof(x->rq.comm));
 	x->skey = x->end = x->d_sector = x->front_t = 0;
 	x->link[START] = x->link[END] = 0;
-	x->front_k = x->in_start = x->in_end = 0;
+	x->front_k = x->in_start = x->in_end = x->pend = 0;
 	x->seq = tr->seq++;
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
@@ -504,6 +583,8 @@ static inline __attribute__((always_inline)) struct ent *
 lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
        score_fn score, const struct bt_event *ev)
 {
+	if (which == START)
+		unpend_key(tr, dev, key);
 	return best_of(tr, which, bt_map_get(&tr->idx[which], dev, key),
 		       score, ev);
 }
@@ -593,10 +674,23 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 static struct bt_request *on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
-	/* One probe for both: a remap's mark, or the rest of a split bio. */
-	uint32_t k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
-	struct ent *m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
-	struct ent *x;
+	int i = pend_find(tr, ev->dev, ev->sector);
+	struct ent *m = NULL, *x;
+	uint32_t k = 0;
+
+	if (i >= 0) {
+		/* Alone at the key: the one to take if it scores at all. */
+		m = &tr->pool[tr->pend[i].e - 1];
+		if (!score_mark(m, ev)) {
+			m = NULL;
+			unpend(tr, (uint32_t)i);
+		}
+	}
+	if (!m) {
+		/* One probe for both: a remap's mark, or a split bio's rest. */
+		k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
+		m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
+	}
 
 	x = m || !k ? NULL : best_of(tr, START, k, score_piece, ev);
 	if (x) {
@@ -623,36 +717,47 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
 		if (!k) {
 			add_q(x, ev->time, 0);
-			tr->pend = (uint32_t)(x - tr->pool) + 1;
+			pend_push(tr, x);
 			return &x->rq;
 		}
 	}
 	add_q(x, ev->time, 0);
-	reindex(tr, x);
+	/* A pending mark stays pending: the bio keeps its key and state. */
+	if (!x->pend)
+		reindex(tr, x);
 	return &x->rq;
 }
 
 /*
- * The pending Q's entry, still pending only while the event is that
- * bio's M, F or G (bt_tracker_feed() put it in the map otherwise): the
- * only entry at its key, a lone bio of the event's direction, so the one
- * score_bio picks.
+ * For an M, F or G: the pending entry at its sector when score_bio
+ * scores it (nothing else is at that key, so it is the best), else NULL
+ * with the start map as it would be.
  */
-static inline struct ent *take_pend(struct bt_tracker *tr)
+static inline struct ent *take_pend(struct bt_tracker *tr,
+				    const struct bt_event *ev)
 {
-	uint32_t k = tr->pend;
+	for (uint32_t i = 0; i < tr->npend; i++) {
+		struct ent *x;
 
-	if (!k)
-		return NULL;
-	tr->pend = 0;
-	tr->nsame = 1;
-	return &tr->pool[k - 1];
+		if (tr->pend[i].sector != ev->sector ||
+		    tr->pend[i].dev != ev->dev)
+			continue;
+		x = &tr->pool[tr->pend[i].e - 1];
+		if (!score_bio(x, ev)) {
+			unpend(tr, i);
+			return NULL;
+		}
+		pend_cut(tr, i);
+		tr->nsame = 1;
+		return x;
+	}
+	return NULL;
 }
 
 static struct bt_request *on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
-	struct ent *b = take_pend(tr);
+	struct ent *b = take_pend(tr, ev);
 	struct ent *x;
 	uint64_t nsec = ev->bytes >> 9, bio_q;
 
@@ -695,7 +800,7 @@ static inline __attribute__((always_inline)) struct ent *
 get_or_new(struct bt_tracker *tr, const struct bt_event *ev, score_fn score,
 	   uint8_t state)
 {
-	struct ent *x = score == score_bio ? take_pend(tr) : NULL;
+	struct ent *x = score == score_bio ? take_pend(tr, ev) : NULL;
 
 	if (!x)
 		x = lookup(tr, START, ev->dev, ev->sector, score, ev);
@@ -724,7 +829,10 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 		return;
 	for (;;) {
 		struct ent *old = NULL;
-		uint32_t k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
+		uint32_t k;
+
+		unpend_key(tr, x->rq.dev, x->skey);
+		k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
 
 		/* The oldest (first made) stale one first. */
 		for (; k; k = tr->pool[k - 1].link[START]) {
@@ -961,20 +1069,12 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 			m->rq.origin_sector = up.origin_sector;
 		}
 	}
-	reindex(tr, m);
+	unpend_key(tr, m->rq.dev, m->rq.sector);
+	if (bt_map_get(&tr->idx[START], m->rq.dev, m->rq.sector))
+		reindex(tr, m);
+	else
+		pend_push(tr, m);
 	return NULL;
-}
-
-/* ev is an M, F or G that score_bio lets take the pending Q's entry. */
-static inline int resolves_pend(const struct bt_tracker *tr,
-				const struct bt_event *ev)
-{
-	const struct ent *x = &tr->pool[tr->pend - 1];
-
-	return (ev->action == BT_A_BACKMERGE ||
-		ev->action == BT_A_FRONTMERGE || ev->action == BT_A_GETRQ) &&
-	       x->rq.sector == ev->sector && x->rq.dev == ev->dev &&
-	       same_dir(x, ev);
 }
 
 static void expire(struct bt_tracker *tr, uint64_t now)
@@ -1034,10 +1134,6 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
-	if (tr->pend && !resolves_pend(tr, ev)) {
-		reindex(tr, &tr->pool[tr->pend - 1]);
-		tr->pend = 0;
-	}
 	/* An event puts at most one request more in the end map. */
 	if (room(tr, END, tr->idx[END].n + 1) < 0)
 		return -ENOMEM;

@@ -930,7 +930,8 @@ static void test_tracker_merge_times_kept(void **state)
  * A bio's Q is usually followed at once by its own M or G, but other
  * events may come between, or an M of the other direction at the same
  * sector, or so long a pause that the bio expires first: the bio must be
- * found, kept or given up exactly as when its M comes next.
+ * found, kept or given up exactly as when its M comes next.  So must a
+ * remap's mark when its Q comes, and many bios queued at once.
  */
 static void test_tracker_queued_bio_found_after_other_events(void **state)
 {
@@ -965,6 +966,40 @@ static void test_tracker_queued_bio_found_after_other_events(void **state)
 	assert_int_equal(f->got.rq[0].pid, 5);
 	assert_int_equal(f->got.rq[1].pid, 7);
 	assert_int_equal(f->got.rq[1].q, 6 * US);
+	fx_free(f);
+
+	/* a remap's mark is taken by a Q of its own direction only */
+	f = fx_new(0, 0);
+	feed_remap(f, 1, DEV, 800, 4096, PART, 8, 55);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 2, DEV, 800, 4096, 9);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 3, DEV, 800, 4096, 9);
+	rq = feed(f, BT_A_QUEUE, BT_TC_READ, 4, DEV, 800, 4096, 300);
+	assert_true(rq->flags & BT_RQ_REMAPPED);
+	assert_int_equal(rq->pid, 55);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 5, DEV, 800, 4096, 300);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 6, DEV, 800, 4096, 9);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 7, DEV, 800, 4096, 0);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 8, DEV, 800, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DEV, 800, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_false(f->got.rq[0].flags & BT_RQ_REMAPPED);
+	assert_int_equal(f->got.rq[0].pid, 9);
+	assert_int_equal(f->got.rq[1].origin_sector, 8);
+	assert_int_equal(f->got.rq[1].q, 4 * US);
+	fx_free(f);
+
+	/* many bios queued before their merges, each still found */
+	f = fx_new(0, 0);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 0, 4096, 5);
+	for (uint64_t k = 1; k <= 10; k++)
+		feed(f, BT_A_QUEUE, BT_TC_READ, 2 + k, DEV, 8 * k, 4096, 5);
+	for (uint64_t k = 1; k <= 10; k++) {
+		rq = feed(f, BT_A_BACKMERGE, BT_TC_READ, 20 + k, DEV, 8 * k,
+			  4096, 5);
+		assert_true(rq->merged_q == (2 + k) * US);
+	}
+	assert_int_equal(rq->nbios, 11);
 	fx_free(f);
 
 	/* expired before its M: handed over as such, the M finds nothing */
