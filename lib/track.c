@@ -38,6 +38,7 @@
  * events of their Q.
  */
 #define NPEND		4
+#define RWBS_CACHE	8		/* a power of two */
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -81,6 +82,14 @@ struct bt_tracker {
 		uint32_t e;		/* index + 1 */
 	} pend[NPEND];
 	uint32_t npend;
+	/*
+	 * rwbs strings by (category, bytes != 0): a request takes one at
+	 * its first event and at its D, from a few distinct categories.
+	 */
+	struct {
+		uint64_t tag;		/* category << 2 | nonzero << 1 | 1 */
+		char s[BT_RWBS_LEN];	/* zero-padded */
+	} rwbs[RWBS_CACHE];
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
@@ -366,6 +375,22 @@ static int reserve(struct bt_tracker *tr)
 	return room(tr, START, tr->st.inflight + 1);
 }
 
+/* x->rq.rwbs for ev, as bt_event_rwbs() writes it. */
+static inline void set_rwbs(struct bt_tracker *tr, struct ent *x,
+			    const struct bt_event *ev)
+{
+	uint64_t tag = (uint64_t)ev->category << 2 | (ev->bytes != 0) << 1 | 1;
+	uint32_t h = (uint32_t)(tag * 0x9e3779b97f4a7c15ull >> 32) &
+		     (RWBS_CACHE - 1);
+
+	if (tr->rwbs[h].tag != tag) {
+		tr->rwbs[h].tag = tag;
+		memset(tr->rwbs[h].s, 0, sizeof(tr->rwbs[h].s));
+		bt_event_rwbs(ev, tr->rwbs[h].s);
+	}
+	memcpy(x->rq.rwbs, tr->rwbs[h].s, sizeof(x->rq.rwbs));
+}
+
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 			     uint8_t state)
 {
@@ -417,7 +442,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
 	x->rq.state = state;
 	x->cls = class_of(ev);
-	bt_event_rwbs(ev, x->rq.rwbs);
+	set_rwbs(tr, x, ev);
 	age_append(tr, x);
 	if (++tr->st.inflight > tr->st.peak)
 		tr->st.peak = tr->st.inflight;
@@ -713,7 +738,7 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		x->rq.bytes = x->remaining = ev->bytes;
 		x->rq.category = ev->category;
 		x->cls = class_of(ev);
-		bt_event_rwbs(ev, x->rq.rwbs);
+		set_rwbs(tr, x, ev);
 		if (!x->rq.pid)
 			x->rq.pid = ev->pid;
 		if (ev->has_cgroup && !x->rq.cgroup)
@@ -902,7 +927,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	/* The driver's view wins: bytes and flags as dispatched. */
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.category = ev->category;
-	bt_event_rwbs(ev, x->rq.rwbs);
+	set_rwbs(tr, x, ev);
 	reindex(tr, x);
 	replace_stale(tr, x, ev->time);
 	return &x->rq;

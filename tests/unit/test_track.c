@@ -1013,6 +1013,36 @@ static void test_tracker_queued_bio_found_after_other_events(void **state)
 	fx_free(f);
 }
 
+/* Every request's rwbs is bt_event_rwbs()'s, whatever came before. */
+static void test_tracker_rwbs_as_event_says(void **state)
+{
+	static const uint32_t cat[] = {
+		BT_TC_READ, BT_TC_WRITE, BT_TC_WRITE | BT_TC_SYNC,
+		BT_TC_READ | BT_TC_AHEAD, BT_TC_WRITE | BT_TC_FUA,
+		BT_TC_FLUSH | BT_TC_WRITE | BT_TC_SYNC, BT_TC_DISCARD,
+		BT_TC_WRITE | BT_TC_META | BT_TC_SYNC, BT_TC_FLUSH,
+		BT_TC_READ | BT_TC_SYNC | BT_TC_META,
+	};
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	for (uint64_t k = 0; k < 200; k++) {
+		uint32_t c = cat[rnd() % (sizeof(cat) / sizeof(cat[0]))];
+		uint32_t bytes = rnd() % 3 ? 4096 : 0;
+		struct bt_event e = mk(BT_A_QUEUE, c, k, DEV, 8 * k, bytes, 5);
+		const struct bt_request *rq;
+		char want[BT_RWBS_LEN];
+
+		assert_int_equal(bt_tracker_feed(f->tr, &e, &rq), 1);
+		assert_string_equal(rq->rwbs, bt_event_rwbs(&e, want));
+		e.action = BT_A_ISSUE;
+		e.category = cat[rnd() % (sizeof(cat) / sizeof(cat[0]))];
+		assert_int_equal(bt_tracker_feed(f->tr, &e, &rq), 1);
+		assert_string_equal(rq->rwbs, bt_event_rwbs(&e, want));
+	}
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -1062,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
 		cmocka_unit_test(test_tracker_merge_times_kept),
 		cmocka_unit_test(test_tracker_queued_bio_found_after_other_events),
+		cmocka_unit_test(test_tracker_rwbs_as_event_says),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 
