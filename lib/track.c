@@ -332,10 +332,12 @@ static struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
 	if (tr->o.reader && !rq->comm[0]) {
 		const char *c = bt_reader_comm(tr->o.reader, rq->pid);
 
-		if (c) {
-			strncpy(rq->comm, c, sizeof(rq->comm) - 1);
-			rq->comm[sizeof(rq->comm) - 1] = '\0';
-		}
+		/*
+		 * comm is all zero until now (alloc_ent): strncpy's padding
+		 * would only write zeros again, a call for a few bytes.
+		 */
+		for (size_t i = 0; c && i < sizeof(rq->comm) - 1 && c[i]; i++)
+			rq->comm[i] = c[i];
 	}
 	if (tr->o.done)
 		tr->o.done(rq, tr->o.arg);
