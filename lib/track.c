@@ -106,15 +106,14 @@ static inline uint64_t ent_key(const struct ent *x, int which)
 
 /*
  * Put e at its key, ahead of the entries already there: one probe (room
- * was reserved, so it cannot fail).
+ * was reserved: the start map for every entry, the end map for one key
+ * more at each event).
  */
 static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
 		       uint64_t key, uint32_t e)
 {
-	uint32_t old = 0;
-
-	bt_map_swap(&tr->idx[which], dev, key, e + 1, &old);
-	tr->pool[e].link[which] = old;
+	tr->pool[e].link[which] = bt_map_swap_reserved(&tr->idx[which], dev,
+							key, e + 1);
 }
 
 static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
