@@ -116,14 +116,12 @@ static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
 							key, e + 1);
 }
 
-static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
-		       uint64_t key, uint32_t e)
+/* Take e out of the chain at slot s, the slot of its key. */
+static void idx_remove_at(struct bt_tracker *tr, int which,
+			  struct bt_map_slot *s, uint32_t e)
 {
-	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
 	uint32_t next = tr->pool[e].link[which], *p;
 
-	if (!s)
-		return;
 	if (s->val == e + 1) {
 		if (next)
 			s->val = next;
@@ -137,6 +135,15 @@ static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 			*p = next;
 			return;
 		}
+}
+
+static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
+
+	if (s)
+		idx_remove_at(tr, which, s, e);
 }
 
 static void reindex(struct bt_tracker *tr, struct ent *x);
@@ -791,15 +798,17 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 {
 	struct ent *b = take_pend(tr, ev);
 	struct ent *x;
-	uint64_t nsec = ev->bytes >> 9, bio_q;
+	struct bt_map_slot *es = NULL;
+	uint64_t nsec = ev->bytes >> 9, bio_q, end;
 
 	if (!b)
 		b = lookup(tr, START, ev->dev, ev->sector, score_bio, ev);
 
-	if (back)
-		x = lookup(tr, END, ev->dev, ev->sector,
-			   score_merge_target, ev);
-	else
+	if (back) {
+		es = bt_map_find(&tr->idx[END], ev->dev, ev->sector);
+		x = es ? best_of(tr, END, es->val, score_merge_target, ev) :
+			 NULL;
+	} else
 		x = lookup(tr, START, ev->dev, ev->sector + nsec,
 			   score_merge_target, ev);
 	if (!x) {
@@ -824,7 +833,22 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 			x->rq.flags |= BT_RQ_FRONT;
 	}
 	touch(tr, x, ev->time);
-	reindex(tr, x);
+	if (!back) {
+		reindex(tr, x);
+		return &x->rq;
+	}
+	/*
+	 * Only the end moved, and the end map is as the lookup left it
+	 * (the bio was in the start map only): no probe to find it again.
+	 */
+	end = x->rq.sector + (x->remaining >> 9);
+	if (end != x->end) {
+		uint32_t e = (uint32_t)(x - tr->pool);
+
+		idx_remove_at(tr, END, es, e);
+		x->end = end;
+		idx_insert(tr, END, x->rq.dev, end, e);
+	}
 	return &x->rq;
 }
 
