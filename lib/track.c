@@ -961,9 +961,12 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 static struct bt_request *on_complete(struct bt_tracker *tr,
 					    const struct bt_event *ev)
 {
-	struct ent *x = lookup(tr, START, ev->dev, ev->sector,
-			       score_complete, ev);
+	struct bt_map_slot *s;
+	struct ent *x;
 
+	unpend_key(tr, ev->dev, ev->sector);
+	s = bt_map_find(&tr->idx[START], ev->dev, ev->sector);
+	x = s ? best_of(tr, START, s->val, score_complete, ev) : NULL;
 	if (!x) {
 		tr->st.unmatched++;
 		return NULL;
@@ -984,6 +987,9 @@ static struct bt_request *on_complete(struct bt_tracker *tr,
 	}
 	x->rq.last = ev->time;
 	tr->st.completed++;
+	/* Out of the start map from the slot the lookup found: one probe. */
+	idx_remove_at(tr, START, s, (uint32_t)(x - tr->pool));
+	x->in_start = 0;
 	if (x->rq.flags & BT_RQ_PARTIAL) {
 		/* Report where it started, not where the last piece began. */
 		unindex(tr, x);
