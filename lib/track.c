@@ -372,7 +372,8 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
 {
 	struct bt_map *m = &tr->idx[which];
 
-	if (m->slot && n * 2 <= m->mask + 1)
+	/* n >= 1, and a map without slots has mask 0: no test of slot. */
+	if (n * 2 <= m->mask + 1)
 		return 0;
 	return bt_map_reserve(m, n);
 }
