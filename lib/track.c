@@ -83,12 +83,13 @@ struct bt_tracker {
 	} pend[NPEND];
 	uint32_t npend;
 	/*
-	 * rwbs strings by (category, bytes != 0): a request takes one at
-	 * its first event and at its D, from a few distinct categories.
+	 * rwbs strings and ops by (category, bytes != 0): a request takes
+	 * them at its first event and at its D, from a few categories.
 	 */
 	struct {
 		uint64_t tag;		/* category << 2 | nonzero << 1 | 1 */
 		char s[BT_RWBS_LEN];	/* zero-padded */
+		char op;
 	} rwbs[RWBS_CACHE];
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
@@ -288,6 +289,11 @@ static void touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 	}
 }
 
+/*
+ * A request's op, for hooks as well as at its end: kept current where
+ * its category or bytes change (set_rwbs(), merges, splits), not worked
+ * out again at every event.
+ */
 static char op_of(uint32_t category, uint32_t bytes)
 {
 	/*
@@ -384,7 +390,10 @@ static int reserve(struct bt_tracker *tr)
 	return room(tr, START, tr->st.inflight + 1);
 }
 
-/* x->rq.rwbs for ev, as bt_event_rwbs() writes it. */
+/*
+ * x->rq.rwbs for ev, as bt_event_rwbs() writes it, and x->rq.op, when x
+ * has just taken ev's category and bytes.
+ */
 static inline void set_rwbs(struct bt_tracker *tr, struct ent *x,
 			    const struct bt_event *ev)
 {
@@ -396,8 +405,10 @@ static inline void set_rwbs(struct bt_tracker *tr, struct ent *x,
 		tr->rwbs[h].tag = tag;
 		memset(tr->rwbs[h].s, 0, sizeof(tr->rwbs[h].s));
 		bt_event_rwbs(ev, tr->rwbs[h].s);
+		tr->rwbs[h].op = op_of(ev->category, ev->bytes);
 	}
 	memcpy(x->rq.rwbs, tr->rwbs[h].s, sizeof(x->rq.rwbs));
+	x->rq.op = tr->rwbs[h].op;
 }
 
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
@@ -432,7 +443,6 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.nrequeue = x->rq.flags = 0;
 	x->rq.error = 0;
 	x->rq.qsplit = 0;
-	x->rq.op = 0;
 	memset(x->rq.comm, 0, sizeof(x->rq.comm));
 	x->skey = x->end = x->d_sector = x->front_t = 0;
 	x->link[START] = x->link[END] = 0;
@@ -828,6 +838,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		note_merge(x, ev->time, !back && x->rq.state < BT_RQS_INSERTED);
 	x->remaining += ev->bytes;
 	x->rq.bytes = x->remaining;
+	x->rq.op = op_of(x->rq.category, x->rq.bytes);
 	if (!back) {
 		x->rq.sector = ev->sector;
 		if (x->rq.state < BT_RQS_INSERTED)
@@ -1090,6 +1101,8 @@ static struct bt_request *on_split(struct bt_tracker *tr,
 	y->rq.last = ev->time;
 	x->rq.bytes = x->remaining = first;
 	x->rq.flags |= BT_RQ_SPLIT;
+	x->rq.op = op_of(x->rq.category, x->rq.bytes);
+	y->rq.op = op_of(y->rq.category, y->rq.bytes);
 	x->rq.qsplit = y->rq.qsplit = (uint8_t)((1u << x->rq.nqlist) - 1);
 	reindex(tr, x);
 	reindex(tr, y);
@@ -1239,8 +1252,6 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	default:
 		return 0;
 	}
-	if (r && r->state != BT_RQS_DONE)
-		r->op = op_of(r->category, r->bytes);	/* current, for hooks */
 	if (rq)
 		*rq = r;
 	return r != NULL;
