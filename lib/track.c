@@ -639,7 +639,7 @@ lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
 		       score, ev);
 }
 
-static void add_q(struct ent *x, uint64_t t, int split)
+static inline void add_q(struct ent *x, uint64_t t, int split)
 {
 	struct bt_request *rq = &x->rq;
 
@@ -766,7 +766,9 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 	} else {
 		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
 		if (!k) {
-			add_q(x, ev->time, 0);
+			/* add_q() on a new entry, which has no Q yet */
+			x->rq.q = x->rq.qlist[0] = ev->time;
+			x->rq.nqlist = x->rq.nbios = 1;
 			pend_push(tr, x);
 			return &x->rq;
 		}
