@@ -12,8 +12,11 @@
  * flight, flushes at sector 0): the map holds one of them and the others
  * hang off it on a chain through the pool, which in practice is one entry
  * long, and lookups score every entry with the key and take the best,
- * oldest first.  Entries sit on a list ordered by their last event, so the
- * oldest is found in O(1) when it expires or when the pool is full.
+ * oldest first.  A new bio alone at its sector waits outside the start
+ * map until its M or G, or anything else that needs that sector, comes:
+ * a merged bio then never enters it.  Entries sit on a list ordered by
+ * their last event, so the oldest is found in O(1) when it expires or
+ * when the pool is full.
  */
 #include <errno.h>
 #include <stdlib.h>
