@@ -1043,6 +1043,41 @@ static void test_tracker_rwbs_as_event_says(void **state)
 	fx_free(f);
 }
 
+/*
+ * The op a hook sees is the request's current one: it follows the bytes
+ * a merge adds, the category the D brings and the pieces of a split.
+ */
+static void test_tracker_op_follows_merges_and_dispatch(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 1, DEV, 64, 0, 5);
+	assert_int_equal(rq->op, 'F');
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE | BT_TC_FLUSH, 2, DEV, 64, 0, 5);
+	assert_int_equal(rq->op, 'F');
+	feed(f, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 3, DEV, 64, 4096, 5);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE | BT_TC_FLUSH, 4, DEV, 64,
+		  4096, 5);
+	assert_non_null(rq);
+	assert_int_equal(rq->bytes, 4096);
+	assert_int_equal(rq->op, 'W');
+	rq = feed(f, BT_A_ISSUE, BT_TC_DISCARD, 5, DEV, 64, 4096, 5);
+	assert_int_equal(rq->op, 'D');
+	/* a split: both pieces keep data, so both stay writes */
+	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE, 6, DEV, 200, 8192, 6);
+	assert_int_equal(rq->op, 'W');
+	feed_split(f, 7, DEV, 200, 8192, 204);
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE, 8, DEV, 200, 2048, 6);
+	assert_int_equal(rq->bytes, 2048);
+	assert_int_equal(rq->op, 'W');
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE, 9, DEV, 204, 6144, 6);
+	assert_int_equal(rq->bytes, 6144);
+	assert_int_equal(rq->op, 'W');
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -1093,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_merge_times_kept),
 		cmocka_unit_test(test_tracker_queued_bio_found_after_other_events),
 		cmocka_unit_test(test_tracker_rwbs_as_event_says),
+		cmocka_unit_test(test_tracker_op_follows_merges_and_dispatch),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 
