@@ -182,6 +182,29 @@ static inline struct bt_map_slot *bt_map_find(const struct bt_map *m,
 	return NULL;
 }
 
+/*
+ * bt_map_swap() where bt_map_reserve() made room for the key: no growth,
+ * no failure, and no call (the tracker puts keys in at most of its
+ * events).  The value it replaced is the result, 0 when none.
+ */
+static inline uint32_t bt_map_swap_reserved(struct bt_map *m, uint64_t k0,
+					    uint64_t k1, uint32_t val)
+{
+	uint32_t h = (uint32_t)bt_map_hash(k0, k1), old;
+	size_t i = h & m->mask;
+
+	while (m->slot[i].val && (m->slot[i].k0 != k0 || m->slot[i].k1 != k1))
+		i = (i + 1) & m->mask;
+	old = m->slot[i].val;
+	if (!old)
+		m->n++;
+	m->slot[i].k0 = k0;
+	m->slot[i].k1 = k1;
+	m->slot[i].h = h;
+	m->slot[i].val = val;
+	return old;
+}
+
 /* The value of the key, or 0 when absent. */
 static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
 				  uint64_t k1)

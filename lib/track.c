@@ -12,8 +12,11 @@
  * flight, flushes at sector 0): the map holds one of them and the others
  * hang off it on a chain through the pool, which in practice is one entry
  * long, and lookups score every entry with the key and take the best,
- * oldest first.  Entries sit on a list ordered by their last event, so the
- * oldest is found in O(1) when it expires or when the pool is full.
+ * oldest first.  A new bio alone at its sector waits outside the start
+ * map until its M or G, or anything else that needs that sector, comes:
+ * a merged bio then never enters it.  Entries sit on a list ordered by
+ * their last event, so the oldest is found in O(1) when it expires or
+ * when the pool is full.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +35,13 @@
  * short-lived).
  */
 #define STALE_NS	1000000000ull
+/*
+ * Qs waiting for their M or G outside the start map: with several
+ * processes queueing at once, 96% of the bios' M or G come within three
+ * events of their Q.
+ */
+#define NPEND		4
+#define RWBS_CACHE	8		/* a power of two */
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -49,6 +59,7 @@ struct ent {
 				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
 	uint8_t in_start, in_end;
+	uint8_t pend;		/* in tr->pend, not in the start map */
 	uint8_t cls;		/* class_of() of the event that made it */
 };
 
@@ -60,6 +71,29 @@ struct bt_tracker {
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
 	uint64_t seq;
+	/*
+	 * Entries of the last Qs (and remaps' marks) that were alone at
+	 * their sector, not yet in the start map, oldest first.  Their Q,
+	 * M or G comes a few events later and takes them without a probe,
+	 * and a merged bio never enters the map at all.  Anything else that
+	 * looks at or puts an entry at such a sector first puts the pending
+	 * one in, so every lookup sees the map it always saw.
+	 */
+	struct {
+		uint64_t sector;
+		uint32_t dev;
+		uint32_t e;		/* index + 1 */
+	} pend[NPEND];
+	uint32_t npend;
+	/*
+	 * rwbs strings and ops by (category, bytes != 0): a request takes
+	 * them at its first event and at its D, from a few categories.
+	 */
+	struct {
+		uint64_t tag;		/* category << 2 | nonzero << 1 | 1 */
+		char s[BT_RWBS_LEN];	/* zero-padded */
+		char op;
+	} rwbs[RWBS_CACHE];
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
@@ -76,25 +110,22 @@ static inline uint64_t ent_key(const struct ent *x, int which)
 
 /*
  * Put e at its key, ahead of the entries already there: one probe (room
- * was reserved, so it cannot fail).
+ * was reserved: the start map for every entry, the end map for one key
+ * more at each event).
  */
 static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
 		       uint64_t key, uint32_t e)
 {
-	uint32_t old = 0;
-
-	bt_map_swap(&tr->idx[which], dev, key, e + 1, &old);
-	tr->pool[e].link[which] = old;
+	tr->pool[e].link[which] = bt_map_swap_reserved(&tr->idx[which], dev,
+							key, e + 1);
 }
 
-static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
-		       uint64_t key, uint32_t e)
+/* Take e out of the chain at slot s, the slot of its key. */
+static void idx_remove_at(struct bt_tracker *tr, int which,
+			  struct bt_map_slot *s, uint32_t e)
 {
-	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
 	uint32_t next = tr->pool[e].link[which], *p;
 
-	if (!s)
-		return;
 	if (s->val == e + 1) {
 		if (next)
 			s->val = next;
@@ -106,6 +137,80 @@ static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 	     p = &tr->pool[*p - 1].link[which])
 		if (*p == e + 1) {
 			*p = next;
+			return;
+		}
+}
+
+static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
+
+	if (s)
+		idx_remove_at(tr, which, s, e);
+}
+
+static void reindex(struct bt_tracker *tr, struct ent *x);
+
+/* Take pending entry i out of tr->pend. */
+static void pend_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->pool[tr->pend[i].e - 1].pend = 0;
+	tr->npend--;
+	for (; i < tr->npend; i++)
+		tr->pend[i] = tr->pend[i + 1];
+}
+
+/* Put pending entry i in the start map, where it would have been. */
+static void unpend(struct bt_tracker *tr, uint32_t i)
+{
+	struct ent *x = &tr->pool[tr->pend[i].e - 1];
+
+	pend_cut(tr, i);
+	reindex(tr, x);
+}
+
+/* The index in tr->pend of the pending entry at a key, or -1. */
+static inline int pend_find(const struct bt_tracker *tr, uint32_t dev,
+			    uint64_t key)
+{
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].sector == key && tr->pend[i].dev == dev)
+			return (int)i;
+	return -1;
+}
+
+/* Before the start map is read or written at a key: its pending entry. */
+static inline void unpend_key(struct bt_tracker *tr, uint32_t dev,
+			      uint64_t key)
+{
+	int i = pend_find(tr, dev, key);
+
+	if (i >= 0)
+		unpend(tr, (uint32_t)i);
+}
+
+/*
+ * x (a new Q's bio or a remap's mark) is alone at its start key: keep it
+ * out of the start map until something else needs that key.
+ */
+static void pend_push(struct bt_tracker *tr, struct ent *x)
+{
+	if (tr->npend == NPEND)
+		unpend(tr, 0);
+	tr->pend[tr->npend].sector = x->rq.sector;
+	tr->pend[tr->npend].dev = x->rq.dev;
+	tr->pend[tr->npend++].e = (uint32_t)(x - tr->pool) + 1;
+	x->pend = 1;
+}
+
+static void forget_pend(struct bt_tracker *tr, const struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].e == e) {
+			pend_cut(tr, i);
 			return;
 		}
 }
@@ -136,6 +241,7 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 	if (!x->in_start || x->skey != x->rq.sector) {
 		if (x->in_start)
 			idx_remove(tr, START, x->rq.dev, x->skey, e);
+		unpend_key(tr, x->rq.dev, x->rq.sector);
 		x->skey = x->rq.sector;
 		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
@@ -186,8 +292,20 @@ static void touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 	}
 }
 
+/*
+ * A request's op, for hooks as well as at its end: kept current where
+ * its category or bytes change (set_rwbs(), merges, splits), not worked
+ * out again at every event.
+ */
 static char op_of(uint32_t category, uint32_t bytes)
 {
+	/*
+	 * Most requests are plain reads and writes: one test for them.  They
+	 * interleave: an index, not a branch to mispredict.
+	 */
+	if (!(category & (BT_TC_DISCARD | BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT |
+			  BT_TC_FLUSH)))
+		return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
 	if (category & BT_TC_DISCARD)
 		return 'D';
 	/* Version 8: an append writes data, a zone command moves no data. */
@@ -197,12 +315,13 @@ static char op_of(uint32_t category, uint32_t bytes)
 		return 'N';
 	if ((category & BT_TC_FLUSH) && bytes == 0)
 		return 'F';
-	/* Reads and writes interleave: an index, not a branch to mispredict. */
 	return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
 }
 
 static void release(struct bt_tracker *tr, struct ent *x)
 {
+	if (x->pend)
+		forget_pend(tr, x);
 	unindex(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
@@ -228,10 +347,12 @@ static struct bt_request *finish(struct bt_tracker *tr, struct ent *x,
 	if (tr->o.reader && !rq->comm[0]) {
 		const char *c = bt_reader_comm(tr->o.reader, rq->pid);
 
-		if (c) {
-			strncpy(rq->comm, c, sizeof(rq->comm) - 1);
-			rq->comm[sizeof(rq->comm) - 1] = '\0';
-		}
+		/*
+		 * comm is all zero until now (alloc_ent): strncpy's padding
+		 * would only write zeros again, a call for a few bytes.
+		 */
+		for (size_t i = 0; c && i < sizeof(rq->comm) - 1 && c[i]; i++)
+			rq->comm[i] = c[i];
 	}
 	if (tr->o.done)
 		tr->o.done(rq, tr->o.arg);
@@ -260,7 +381,8 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
 {
 	struct bt_map *m = &tr->idx[which];
 
-	if (m->slot && n * 2 <= m->mask + 1)
+	/* n >= 1, and a map without slots has mask 0: no test of slot. */
+	if (n * 2 <= m->mask + 1)
 		return 0;
 	return bt_map_reserve(m, n);
 }
@@ -269,6 +391,27 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
 static int reserve(struct bt_tracker *tr)
 {
 	return room(tr, START, tr->st.inflight + 1);
+}
+
+/*
+ * x->rq.rwbs for ev, as bt_event_rwbs() writes it, and x->rq.op, when x
+ * has just taken ev's category and bytes.
+ */
+static inline void set_rwbs(struct bt_tracker *tr, struct ent *x,
+			    const struct bt_event *ev)
+{
+	uint64_t tag = (uint64_t)ev->category << 2 | (ev->bytes != 0) << 1 | 1;
+	uint32_t h = (uint32_t)(tag * 0x9e3779b97f4a7c15ull >> 32) &
+		     (RWBS_CACHE - 1);
+
+	if (tr->rwbs[h].tag != tag) {
+		tr->rwbs[h].tag = tag;
+		memset(tr->rwbs[h].s, 0, sizeof(tr->rwbs[h].s));
+		bt_event_rwbs(ev, tr->rwbs[h].s);
+		tr->rwbs[h].op = op_of(ev->category, ev->bytes);
+	}
+	memcpy(x->rq.rwbs, tr->rwbs[h].s, sizeof(x->rq.rwbs));
+	x->rq.op = tr->rwbs[h].op;
 }
 
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
@@ -303,11 +446,10 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.nrequeue = x->rq.flags = 0;
 	x->rq.error = 0;
 	x->rq.qsplit = 0;
-	x->rq.op = 0;
 	memset(x->rq.comm, 0, sizeof(x->rq.comm));
 	x->skey = x->end = x->d_sector = x->front_t = 0;
 	x->link[START] = x->link[END] = 0;
-	x->front_k = x->in_start = x->in_end = 0;
+	x->front_k = x->in_start = x->in_end = x->pend = 0;
 	x->seq = tr->seq++;
 	x->rq.sector = ev->sector;
 	x->rq.origin_sector = ev->sector;
@@ -322,7 +464,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
 	x->rq.state = state;
 	x->cls = class_of(ev);
-	bt_event_rwbs(ev, x->rq.rwbs);
+	set_rwbs(tr, x, ev);
 	age_append(tr, x);
 	if (++tr->st.inflight > tr->st.peak)
 		tr->st.peak = tr->st.inflight;
@@ -494,11 +636,13 @@ static inline __attribute__((always_inline)) struct ent *
 lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
        score_fn score, const struct bt_event *ev)
 {
+	if (which == START)
+		unpend_key(tr, dev, key);
 	return best_of(tr, which, bt_map_get(&tr->idx[which], dev, key),
 		       score, ev);
 }
 
-static void add_q(struct ent *x, uint64_t t, int split)
+static inline void add_q(struct ent *x, uint64_t t, int split)
 {
 	struct bt_request *rq = &x->rq;
 
@@ -583,10 +727,23 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 static struct bt_request *on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
-	/* One probe for both: a remap's mark, or the rest of a split bio. */
-	uint32_t k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
-	struct ent *m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
-	struct ent *x;
+	int i = pend_find(tr, ev->dev, ev->sector);
+	struct ent *m = NULL, *x;
+	uint32_t k = 0;
+
+	if (i >= 0) {
+		/* Alone at the key: the one to take if it scores at all. */
+		m = &tr->pool[tr->pend[i].e - 1];
+		if (!score_mark(m, ev)) {
+			m = NULL;
+			unpend(tr, (uint32_t)i);
+		}
+	}
+	if (!m) {
+		/* One probe for both: a remap's mark, or a split bio's rest. */
+		k = bt_map_get(&tr->idx[START], ev->dev, ev->sector);
+		m = k ? best_of(tr, START, k, score_mark, ev) : NULL;
+	}
 
 	x = m || !k ? NULL : best_of(tr, START, k, score_piece, ev);
 	if (x) {
@@ -603,7 +760,7 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		x->rq.bytes = x->remaining = ev->bytes;
 		x->rq.category = ev->category;
 		x->cls = class_of(ev);
-		bt_event_rwbs(ev, x->rq.rwbs);
+		set_rwbs(tr, x, ev);
 		if (!x->rq.pid)
 			x->rq.pid = ev->pid;
 		if (ev->has_cgroup && !x->rq.cgroup)
@@ -611,24 +768,63 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		touch(tr, x, ev->time);
 	} else {
 		x = alloc_ent(tr, ev, BT_RQS_QUEUED);
+		if (!k) {
+			/* add_q() on a new entry, which has no Q yet */
+			x->rq.q = x->rq.qlist[0] = ev->time;
+			x->rq.nqlist = x->rq.nbios = 1;
+			pend_push(tr, x);
+			return &x->rq;
+		}
 	}
 	add_q(x, ev->time, 0);
-	reindex(tr, x);
+	/* A pending mark stays pending: the bio keeps its key and state. */
+	if (!x->pend)
+		reindex(tr, x);
 	return &x->rq;
+}
+
+/*
+ * For an M, F or G: the pending entry at its sector when score_bio
+ * scores it (nothing else is at that key, so it is the best), else NULL
+ * with the start map as it would be.
+ */
+static inline struct ent *take_pend(struct bt_tracker *tr,
+				    const struct bt_event *ev)
+{
+	for (uint32_t i = 0; i < tr->npend; i++) {
+		struct ent *x;
+
+		if (tr->pend[i].sector != ev->sector ||
+		    tr->pend[i].dev != ev->dev)
+			continue;
+		x = &tr->pool[tr->pend[i].e - 1];
+		if (!score_bio(x, ev)) {
+			unpend(tr, i);
+			return NULL;
+		}
+		pend_cut(tr, i);
+		tr->nsame = 1;
+		return x;
+	}
+	return NULL;
 }
 
 static struct bt_request *on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
-	struct ent *b = lookup(tr, START, ev->dev, ev->sector, score_bio,
-			       ev);
+	struct ent *b = take_pend(tr, ev);
 	struct ent *x;
-	uint64_t nsec = ev->bytes >> 9, bio_q;
+	struct bt_map_slot *es = NULL;
+	uint64_t nsec = ev->bytes >> 9, bio_q, end;
 
-	if (back)
-		x = lookup(tr, END, ev->dev, ev->sector,
-			   score_merge_target, ev);
-	else
+	if (!b)
+		b = lookup(tr, START, ev->dev, ev->sector, score_bio, ev);
+
+	if (back) {
+		es = bt_map_find(&tr->idx[END], ev->dev, ev->sector);
+		x = es ? best_of(tr, END, es->val, score_merge_target, ev) :
+			 NULL;
+	} else
 		x = lookup(tr, START, ev->dev, ev->sector + nsec,
 			   score_merge_target, ev);
 	if (!x) {
@@ -647,13 +843,29 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		note_merge(x, ev->time, !back && x->rq.state < BT_RQS_INSERTED);
 	x->remaining += ev->bytes;
 	x->rq.bytes = x->remaining;
+	x->rq.op = op_of(x->rq.category, x->rq.bytes);
 	if (!back) {
 		x->rq.sector = ev->sector;
 		if (x->rq.state < BT_RQS_INSERTED)
 			x->rq.flags |= BT_RQ_FRONT;
 	}
 	touch(tr, x, ev->time);
-	reindex(tr, x);
+	if (!back) {
+		reindex(tr, x);
+		return &x->rq;
+	}
+	/*
+	 * Only the end moved, and the end map is as the lookup left it
+	 * (the bio was in the start map only): no probe to find it again.
+	 */
+	end = x->rq.sector + (x->remaining >> 9);
+	if (end != x->end) {
+		uint32_t e = (uint32_t)(x - tr->pool);
+
+		idx_remove_at(tr, END, es, e);
+		x->end = end;
+		idx_insert(tr, END, x->rq.dev, end, e);
+	}
 	return &x->rq;
 }
 
@@ -661,8 +873,10 @@ static inline __attribute__((always_inline)) struct ent *
 get_or_new(struct bt_tracker *tr, const struct bt_event *ev, score_fn score,
 	   uint8_t state)
 {
-	struct ent *x = lookup(tr, START, ev->dev, ev->sector, score, ev);
+	struct ent *x = score == score_bio ? take_pend(tr, ev) : NULL;
 
+	if (!x)
+		x = lookup(tr, START, ev->dev, ev->sector, score, ev);
 	tr->others = x ? tr->nsame - 1 : tr->nsame;
 	if (x) {
 		touch(tr, x, ev->time);
@@ -688,7 +902,10 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 		return;
 	for (;;) {
 		struct ent *old = NULL;
-		uint32_t k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
+		uint32_t k;
+
+		unpend_key(tr, x->rq.dev, x->skey);
+		k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
 
 		/* The oldest (first made) stale one first. */
 		for (; k; k = tr->pool[k - 1].link[START]) {
@@ -752,7 +969,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	/* The driver's view wins: bytes and flags as dispatched. */
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.category = ev->category;
-	bt_event_rwbs(ev, x->rq.rwbs);
+	set_rwbs(tr, x, ev);
 	reindex(tr, x);
 	replace_stale(tr, x, ev->time);
 	return &x->rq;
@@ -761,9 +978,12 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 static struct bt_request *on_complete(struct bt_tracker *tr,
 					    const struct bt_event *ev)
 {
-	struct ent *x = lookup(tr, START, ev->dev, ev->sector,
-			       score_complete, ev);
+	struct bt_map_slot *s;
+	struct ent *x;
 
+	unpend_key(tr, ev->dev, ev->sector);
+	s = bt_map_find(&tr->idx[START], ev->dev, ev->sector);
+	x = s ? best_of(tr, START, s->val, score_complete, ev) : NULL;
 	if (!x) {
 		tr->st.unmatched++;
 		return NULL;
@@ -784,6 +1004,9 @@ static struct bt_request *on_complete(struct bt_tracker *tr,
 	}
 	x->rq.last = ev->time;
 	tr->st.completed++;
+	/* Out of the start map from the slot the lookup found: one probe. */
+	idx_remove_at(tr, START, s, (uint32_t)(x - tr->pool));
+	x->in_start = 0;
 	if (x->rq.flags & BT_RQ_PARTIAL) {
 		/* Report where it started, not where the last piece began. */
 		unindex(tr, x);
@@ -883,6 +1106,8 @@ static struct bt_request *on_split(struct bt_tracker *tr,
 	y->rq.last = ev->time;
 	x->rq.bytes = x->remaining = first;
 	x->rq.flags |= BT_RQ_SPLIT;
+	x->rq.op = op_of(x->rq.category, x->rq.bytes);
+	y->rq.op = op_of(y->rq.category, y->rq.bytes);
 	x->rq.qsplit = y->rq.qsplit = (uint8_t)((1u << x->rq.nqlist) - 1);
 	reindex(tr, x);
 	reindex(tr, y);
@@ -925,7 +1150,11 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 			m->rq.origin_sector = up.origin_sector;
 		}
 	}
-	reindex(tr, m);
+	unpend_key(tr, m->rq.dev, m->rq.sector);
+	if (bt_map_get(&tr->idx[START], m->rq.dev, m->rq.sector))
+		reindex(tr, m);
+	else
+		pend_push(tr, m);
 	return NULL;
 }
 
@@ -1028,8 +1257,6 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	default:
 		return 0;
 	}
-	if (r && r->state != BT_RQS_DONE)
-		r->op = op_of(r->category, r->bytes);	/* current, for hooks */
 	if (rq)
 		*rq = r;
 	return r != NULL;

@@ -131,6 +131,17 @@ static void test_map_random_churn_matches_array(void **state)
 			assert_int_equal(old, ref[k]);
 			held -= ref[k] != 0;
 			ref[k] = 0;
+		} else if (x >> 62 & 1) {
+			/* room made first, as the tracker does */
+			uint32_t was = ref[k];
+
+			held += ref[k] == 0;
+			ref[k] = (uint32_t)(s + 1);
+			assert_int_equal(bt_map_reserve(&m, held), 0);
+			assert_int_equal(bt_map_swap_reserved(&m,
+							      (uint64_t)k << 40,
+							      k & 3, ref[k]),
+					 was);
 		} else {
 			held += ref[k] == 0;
 			ref[k] = (uint32_t)(s + 1);

@@ -926,6 +926,158 @@ static void test_tracker_merge_times_kept(void **state)
 	fx_free(f);
 }
 
+/*
+ * A bio's Q is usually followed at once by its own M or G, but other
+ * events may come between, or an M of the other direction at the same
+ * sector, or so long a pause that the bio expires first: the bio must be
+ * found, kept or given up exactly as when its M comes next.  So must a
+ * remap's mark when its Q comes, and many bios queued at once.
+ */
+static void test_tracker_queued_bio_found_after_other_events(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 2, DEV, 0, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3, DEV, 8, 4096, 6);
+	/* an event of another request between the bio's Q and its M */
+	feed(f, BT_A_INSERT, BT_TC_WRITE, 4, DEV, 0, 4096, 5);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 5, DEV, 8, 4096, 6);
+	assert_non_null(rq);
+	assert_int_equal(rq->nbios, 2);
+	assert_true(rq->merged_q == 3 * US);
+	/* a read bio, then a write merging at its sector: not the read's */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 6, DEV, 16, 4096, 7);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 7, DEV, 16, 4096, 5);
+	assert_non_null(rq);
+	assert_true(rq->merged_q == BT_TIME_NONE);
+	assert_int_equal(rq->nbios, 2);
+	rq = feed(f, BT_A_GETRQ, BT_TC_READ, 8, DEV, 16, 4096, 7);
+	assert_int_equal(rq->q, 6 * US);
+	assert_false(rq->flags & BT_RQ_NOQ);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 9, DEV, 0, 12288, 5);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 10, DEV, 0, 12288, 0);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 11, DEV, 16, 4096, 7);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 12, DEV, 16, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[0].bytes, 12288);
+	assert_int_equal(f->got.rq[0].pid, 5);
+	assert_int_equal(f->got.rq[1].pid, 7);
+	assert_int_equal(f->got.rq[1].q, 6 * US);
+	fx_free(f);
+
+	/* a remap's mark is taken by a Q of its own direction only */
+	f = fx_new(0, 0);
+	feed_remap(f, 1, DEV, 800, 4096, PART, 8, 55);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 2, DEV, 800, 4096, 9);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 3, DEV, 800, 4096, 9);
+	rq = feed(f, BT_A_QUEUE, BT_TC_READ, 4, DEV, 800, 4096, 300);
+	assert_true(rq->flags & BT_RQ_REMAPPED);
+	assert_int_equal(rq->pid, 55);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 5, DEV, 800, 4096, 300);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 6, DEV, 800, 4096, 9);
+	feed(f, BT_A_COMPLETE, BT_TC_WRITE, 7, DEV, 800, 4096, 0);
+	feed(f, BT_A_ISSUE, BT_TC_READ, 8, DEV, 800, 4096, 300);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 9, DEV, 800, 4096, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_false(f->got.rq[0].flags & BT_RQ_REMAPPED);
+	assert_int_equal(f->got.rq[0].pid, 9);
+	assert_int_equal(f->got.rq[1].origin_sector, 8);
+	assert_int_equal(f->got.rq[1].q, 4 * US);
+	fx_free(f);
+
+	/* many bios queued before their merges, each still found */
+	f = fx_new(0, 0);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 0, 4096, 5);
+	for (uint64_t k = 1; k <= 10; k++)
+		feed(f, BT_A_QUEUE, BT_TC_READ, 2 + k, DEV, 8 * k, 4096, 5);
+	for (uint64_t k = 1; k <= 10; k++) {
+		rq = feed(f, BT_A_BACKMERGE, BT_TC_READ, 20 + k, DEV, 8 * k,
+			  4096, 5);
+		assert_true(rq->merged_q == (2 + k) * US);
+	}
+	assert_int_equal(rq->nbios, 11);
+	fx_free(f);
+
+	/* expired before its M: handed over as such, the M finds nothing */
+	f = fx_new(10 * US, 0);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 1, DEV, 8, 4096, 6);
+	assert_null(feed(f, BT_A_BACKMERGE, BT_TC_WRITE, 100, DEV, 8, 4096,
+			 6));
+	assert_int_equal(f->got.n, 1);
+	assert_true(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	assert_int_equal(f->got.rq[0].state, BT_RQS_DONE);
+	fx_free(f);
+}
+
+/* Every request's rwbs is bt_event_rwbs()'s, whatever came before. */
+static void test_tracker_rwbs_as_event_says(void **state)
+{
+	static const uint32_t cat[] = {
+		BT_TC_READ, BT_TC_WRITE, BT_TC_WRITE | BT_TC_SYNC,
+		BT_TC_READ | BT_TC_AHEAD, BT_TC_WRITE | BT_TC_FUA,
+		BT_TC_FLUSH | BT_TC_WRITE | BT_TC_SYNC, BT_TC_DISCARD,
+		BT_TC_WRITE | BT_TC_META | BT_TC_SYNC, BT_TC_FLUSH,
+		BT_TC_READ | BT_TC_SYNC | BT_TC_META,
+	};
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	for (uint64_t k = 0; k < 200; k++) {
+		uint32_t c = cat[rnd() % (sizeof(cat) / sizeof(cat[0]))];
+		uint32_t bytes = rnd() % 3 ? 4096 : 0;
+		struct bt_event e = mk(BT_A_QUEUE, c, k, DEV, 8 * k, bytes, 5);
+		const struct bt_request *rq;
+		char want[BT_RWBS_LEN];
+
+		assert_int_equal(bt_tracker_feed(f->tr, &e, &rq), 1);
+		assert_string_equal(rq->rwbs, bt_event_rwbs(&e, want));
+		e.action = BT_A_ISSUE;
+		e.category = cat[rnd() % (sizeof(cat) / sizeof(cat[0]))];
+		assert_int_equal(bt_tracker_feed(f->tr, &e, &rq), 1);
+		assert_string_equal(rq->rwbs, bt_event_rwbs(&e, want));
+	}
+	fx_free(f);
+}
+
+/*
+ * The op a hook sees is the request's current one: it follows the bytes
+ * a merge adds, the category the D brings and the pieces of a split.
+ */
+static void test_tracker_op_follows_merges_and_dispatch(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	const struct bt_request *rq;
+
+	(void)state;
+	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 1, DEV, 64, 0, 5);
+	assert_int_equal(rq->op, 'F');
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE | BT_TC_FLUSH, 2, DEV, 64, 0, 5);
+	assert_int_equal(rq->op, 'F');
+	feed(f, BT_A_QUEUE, BT_TC_WRITE | BT_TC_FLUSH, 3, DEV, 64, 4096, 5);
+	rq = feed(f, BT_A_BACKMERGE, BT_TC_WRITE | BT_TC_FLUSH, 4, DEV, 64,
+		  4096, 5);
+	assert_non_null(rq);
+	assert_int_equal(rq->bytes, 4096);
+	assert_int_equal(rq->op, 'W');
+	rq = feed(f, BT_A_ISSUE, BT_TC_DISCARD, 5, DEV, 64, 4096, 5);
+	assert_int_equal(rq->op, 'D');
+	/* a split: both pieces keep data, so both stay writes */
+	rq = feed(f, BT_A_QUEUE, BT_TC_WRITE, 6, DEV, 200, 8192, 6);
+	assert_int_equal(rq->op, 'W');
+	feed_split(f, 7, DEV, 200, 8192, 204);
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE, 8, DEV, 200, 2048, 6);
+	assert_int_equal(rq->bytes, 2048);
+	assert_int_equal(rq->op, 'W');
+	rq = feed(f, BT_A_GETRQ, BT_TC_WRITE, 9, DEV, 204, 6144, 6);
+	assert_int_equal(rq->bytes, 6144);
+	assert_int_equal(rq->op, 'W');
+	fx_free(f);
+}
+
 static void test_tracker_ignores_notes_and_bad_args(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -974,6 +1126,9 @@ int main(void)
 		cmocka_unit_test(test_tracker_stale_requests_replaced_oldest_first),
 		cmocka_unit_test(test_tracker_merge_and_complete_keep_direction),
 		cmocka_unit_test(test_tracker_merge_times_kept),
+		cmocka_unit_test(test_tracker_queued_bio_found_after_other_events),
+		cmocka_unit_test(test_tracker_rwbs_as_event_says),
+		cmocka_unit_test(test_tracker_op_follows_merges_and_dispatch),
 		cmocka_unit_test(test_tracker_ignores_notes_and_bad_args),
 	};
 
