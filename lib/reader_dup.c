@@ -138,13 +138,7 @@ int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 			bt_rec_id_of(&s->first_id, e);
 			s->first_at = where_of(e);
 		}
-		s->last = e->sequence;
-		bt_rec_id_of(&s->last_id, e);
-		s->last_at.off = e->offset;
-		s->last_at.input = e->input;
-		s->replay = 0;
-		if (e->time > s->max_time)
-			s->max_time = e->time;
+		bt_dup_remember(s, e);
 		return 0;
 	}
 	/* The sequence was seen: a copy only when the record is the same. */

@@ -216,6 +216,18 @@ static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
 	v->pdu_len = e->pdu_len;
 }
 
+/* e, newer than what its slot holds, becomes the slot's last record. */
+static inline void bt_dup_remember(struct seq_slot *s, const struct bt_event *e)
+{
+	s->last = e->sequence;
+	bt_rec_id_of(&s->last_id, e);
+	s->last_at.off = e->offset;
+	s->last_at.input = e->input;
+	s->replay = 0;
+	if (e->time > s->max_time)
+		s->max_time = e->time;
+}
+
 /*
  * The common sequenced record, inline: the next in sequence of a
  * (device, CPU) whose slot the cache holds.  1 when settled here (a new
@@ -233,13 +245,7 @@ static inline int bt_dup_next(struct bt_reader *r, const struct input *in,
 	if (s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
 	    s->rec != in->rec || !s->last || e->sequence != s->last + 1)
 		return 0;
-	s->last = e->sequence;
-	bt_rec_id_of(&s->last_id, e);
-	s->last_at.off = e->offset;
-	s->last_at.input = e->input;
-	s->replay = 0;
-	if (e->time > s->max_time)
-		s->max_time = e->time;
+	bt_dup_remember(s, e);
 	return 1;
 }
 
