@@ -43,6 +43,7 @@ struct batch {
 	unsigned char *arena;
 	size_t len, cap;
 	size_t order;
+	uint64_t min;		/* earliest time but cgroup notes' (stream) */
 };
 
 /* One input of a merge, in blkparse's list of inputs by next time. */
@@ -277,40 +278,49 @@ static int batch_init(struct batch *b)
 /*
  * Keep the event read into b->h[b->n].ev (read there in place: no copy of
  * the event), with a copy of its payload: the reader's window moves on.
+ * 1 when the arena moved (the payloads held before need batch_fix()).
  */
-static int batch_hold(struct batch *b, size_t dev)
+static inline int batch_hold(struct batch *b, size_t dev)
 {
-	struct held *h = &b->h[b->n];
-	const struct bt_event *e = &h->ev;
+	struct held *h = &b->h[b->n++];
+	struct bt_event *e = &h->ev;
+	int moved = 0;
 
-	if (e->pdu_len && b->cap - b->len < e->pdu_len) {
+	h->order = b->order++;
+	h->dev = dev;
+	if (!e->pdu_len) {
+		e->pdu = NULL;
+		return 0;
+	}
+	if (b->cap - b->len < e->pdu_len) {
 		size_t cap = b->cap ? b->cap : 65536;
 		unsigned char *a;
 
 		while (cap - b->len < e->pdu_len)
 			cap *= 2;
 		a = realloc(b->arena, cap);
-		if (!a)
+		if (!a) {
+			b->n--;
+			b->order--;
 			return -ENOMEM;
+		}
+		moved = a != b->arena;
 		b->arena = a;
 		b->cap = cap;
 	}
-	b->n++;
+	memcpy(b->arena + b->len, e->pdu, e->pdu_len);
+	e->pdu = b->arena + b->len;
 	h->pdu_off = b->len;
-	h->order = b->order++;
-	h->dev = dev;
-	if (e->pdu_len)
-		memcpy(b->arena + b->len, e->pdu, e->pdu_len);
 	b->len += e->pdu_len;
-	return 0;
+	return moved;
 }
 
-/* Point the held events at their payload copies (the arena may move). */
+/* Point the held events at their payload copies (the arena moved). */
 static void batch_fix(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		b->h[i].ev.pdu = b->h[i].ev.pdu_len ? b->arena + b->h[i].pdu_off
-						    : NULL;
+		if (b->h[i].ev.pdu_len)
+			b->h[i].ev.pdu = b->arena + b->h[i].pdu_off;
 }
 
 static int batch_full(const struct batch *b, size_t counted)
@@ -349,17 +359,20 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
  * Read up to a batch: from the stream's source (in SIZE_MAX) or from input
  * in of the reader alone.  *err: 0, or the error that ended the read
  * (o->failed is the reader when it failed).  set: the device of a per-CPU
- * set's records, or SIZE_MAX to look each record's device up.
+ * set's records, or SIZE_MAX to look each record's device up.  Inlined
+ * in its two callers, each loop keeps only the tests of its own mode.
  */
-static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
-			 size_t set, int *err)
+static inline __attribute__((always_inline))
+size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
+		  size_t set, int *err)
 {
 	size_t counted = 0, dev = set;
-	int rc, k;
+	int rc, k, moved = 0;
 
 	*err = 0;
 	b->n = b->pos = b->len = 0;
-	while (!batch_full(b, counted)) {
+	b->min = UINT64_MAX;
+	for (;;) {
 		struct bt_event *e = &b->h[b->n].ev;
 
 		if (in != SIZE_MAX)
@@ -378,22 +391,42 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			*err = rc;
 			break;
 		}
-		k = take(o, e);
-		if (k > 0 && set == SIZE_MAX)
+		k = 1;
+		if (bt_event_is_note(e)) {
+			k = take(o, e);
+			if (!k)
+				continue;
+		}
+		if (k > 0 && set == SIZE_MAX &&
+		    !(o->ndevs && o->devs[o->last_dev].dev == e->dev))
 			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
+		else if (set == SIZE_MAX)
+			dev = o->last_dev;
 		/* A spooled record's offset would be the spool's: not known. */
 		if (in == SIZE_MAX && o->src != o->r)
 			e->offset = UINT64_MAX;
-		if (k > 0)
-			k = batch_hold(b, dev) < 0 ? -ENOMEM : k;
+		if (k > 0) {
+			/* Cgroup messages before the first event print at 0. */
+			if (!(bt_event_is_note(e) && e->has_cgroup) &&
+			    e->time < b->min)
+				b->min = e->time;
+			rc = batch_hold(b, dev);
+			if (rc < 0)
+				k = rc;
+			else
+				moved |= rc;
+		}
 		if (k < 0) {
 			o->failed = NULL;
 			*err = k;
 			break;
 		}
 		counted += k == 1;
+		if (batch_full(b, counted))
+			break;
 	}
-	batch_fix(b);
+	if (moved)
+		batch_fix(b);
 	return b->n;
 }
 
@@ -509,7 +542,7 @@ static int skip_fill(struct seq_slot *s, uint64_t seq)
 }
 
 /* 1 in sequence (or forced), 0 when e stalls the stream, -ENOMEM. */
-static int seq_check(struct seqs *t, const struct bt_event *e, int force)
+static int seq_check_any(struct seqs *t, const struct bt_event *e, int force)
 {
 	struct seq_slot *s = seq_slot(t, e);
 	uint64_t expected, seq = e->sequence;
@@ -528,6 +561,24 @@ static int seq_check(struct seqs *t, const struct bt_event *e, int force)
 	}
 	s->last = seq;
 	return 1;
+}
+
+/* seq_check_any(), inline for the next record of a hot slot. */
+static inline int seq_check(struct seqs *t, const struct bt_event *e,
+			    int force)
+{
+	uint32_t i = t->hot[seq_hot(e->dev, e->cpu)];
+
+	if (i) {
+		struct seq_slot *s = &t->slot[i - 1];
+
+		if (s->dev == e->dev && s->cpu == e->cpu &&
+		    (s->last + 1 == 0 || e->sequence == s->last + 1)) {
+			s->last = e->sequence;
+			return 1;
+		}
+	}
+	return seq_check_any(t, e, force);
 }
 
 /*
@@ -580,7 +631,7 @@ static int spool_rest(struct bt_blkorder *o)
 
 /* ------------------------------------------------------------ handing out */
 
-static void hand_out(struct bt_blkorder *o, const struct held *h,
+static inline void hand_out(struct bt_blkorder *o, const struct held *h,
 		     struct bt_event *ev, uint64_t *rel, size_t *dev)
 {
 	*ev = h->ev;
@@ -604,7 +655,7 @@ static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
 	int err = 0, rc;
 
 	while (b->pos == b->n) {
-		uint64_t min = UINT64_MAX;
+		uint64_t min;
 
 		if (o->end)
 			return 0;
@@ -615,13 +666,7 @@ static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
 			if (err == -ENOMEM)
 				return err;
 		}
-		for (size_t i = 0; i < b->n; i++) {
-			const struct bt_event *e = &b->h[i].ev;
-
-			if (!(bt_event_is_note(e) && e->has_cgroup) &&
-			    e->time < min)
-				min = e->time;
-		}
+		min = b->min;
 		/*
 		 * blkparse looks for its origin again while it is 0, so a
 		 * `blkparse -d` dump (events from time 0) restarts at 0 every
