@@ -98,7 +98,7 @@ static inline unsigned rwbs_index(uint32_t c, uint32_t bytes)
 	       (bytes != 0) << 7;
 }
 
-uint64_t bt_rwbs_word(const struct bt_event *e, unsigned *len)
+uint64_t bt_rwbs_word(const struct bt_event *e)
 {
 	static const struct {
 		uint32_t cat;
@@ -134,15 +134,14 @@ uint64_t bt_rwbs_word(const struct bt_event *e, unsigned *len)
 			w |= (uint64_t)(unsigned char)*zl << at;
 		w |= tail << at;
 	}
-	/* Every letter is non-zero: the length is where the bytes end. */
-	*len = (unsigned)(64 - __builtin_clzll(w) + 7) / 8;
 	return w;
 }
 
 char *bt_event_rwbs(const struct bt_event *e, char *buf)
 {
-	unsigned n;
-	uint64_t w = bt_rwbs_word(e, &n);
+	uint64_t w = bt_rwbs_word(e);
+	/* Every letter is non-zero: the length is where the bytes end. */
+	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8;
 
 	/* BT_RWBS_LEN > 8: one store of all eight bytes, then the NUL. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -571,8 +571,9 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 /* "%3s " of the rwbs string (1 to 8 letters), padded by shifting. */
 static inline char *put_rwbs(char *p, const struct bt_event *e)
 {
-	unsigned n, pad;
-	uint64_t w = bt_rwbs_word(e, &n);
+	uint64_t w = bt_rwbs_word(e);
+	/* Every letter is non-zero: the length is where the bytes end. */
+	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8, pad;
 
 	pad = n < 3 ? 3 - n : 0;
 	store8(p, w << (8 * pad) | (SPACES8 & ((1ull << (8 * pad)) - 1)));
@@ -674,8 +675,9 @@ static char *put_remap_from(char *p, const struct bt_remap *r)
  * actions of interleaved streams come in no order a branch predictor
  * could learn: the task or error is a choice of string, not a branch.
  */
-static inline char *put_range_tail(char *p, const struct bt_event *e,
-				   enum shape sh, const char *comm)
+static inline __attribute__((always_inline))
+char *put_range_tail(char *p, const struct bt_event *e, enum shape sh,
+		     const char *comm)
 {
 	const char *br = comm ? comm : "(null)", *err = "0";
 	char num[8];

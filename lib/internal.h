@@ -105,11 +105,11 @@ void bt_diff_put_ratio(struct bt_table *t, double v);
 uint64_t bt_nearest_rank(double q, uint64_t n);
 
 /*
- * lib/event.c: bt_event_rwbs()'s letters packed in a word, the first in
- * the lowest byte, and their number (1 to 8): a formatter takes them
- * from a register, not from bytes just stored.
+ * lib/event.c: bt_event_rwbs()'s letters (1 to 8, none 0) packed in a
+ * word, the first in the lowest byte: a formatter takes them from a
+ * register, not from bytes just stored.
  */
-uint64_t bt_rwbs_word(const struct bt_event *e, unsigned *len);
+uint64_t bt_rwbs_word(const struct bt_event *e);
 
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
