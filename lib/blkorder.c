@@ -647,58 +647,74 @@ static inline void hand_out(struct bt_blkorder *o, const struct held *h,
 	*dev = h->dev;
 }
 
-/* One input: blkparse's pipe mode. */
-static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
-		       uint64_t *rel, size_t *dev)
+/*
+ * A stream's next batch, read and sorted: 1 when it has records, 0 at
+ * the end, or the error that ended it (the records read before it are
+ * in the batch and follow).
+ */
+static __attribute__((noinline)) int stream_refill(struct bt_blkorder *o)
 {
 	struct batch *b = &o->b;
-	int err = 0, rc;
+	int err = 0;
 
-	while (b->pos == b->n) {
-		uint64_t min;
-
-		if (o->end)
-			return 0;
-		if (!batch_read(o, b, SIZE_MAX, SIZE_MAX, &err))
-			o->end = 1;
-		if (err) {
-			o->end = 1;
-			if (err == -ENOMEM)
-				return err;
-		}
-		min = b->min;
-		/*
-		 * blkparse looks for its origin again while it is 0, so a
-		 * `blkparse -d` dump (events from time 0) restarts at 0 every
-		 * batch; only --blkparse=1.2 copies that.
-		 */
-		if (min != UINT64_MAX && (!o->have_genesis ||
-		    (!o->genesis && (o->flags & BT_FMT_V120)))) {
-			o->genesis = min;
-			o->have_genesis = 1;
-		}
-		sort_batch(b->h, b->n);
-		if (err)
-			return err;	/* the batch read so far follows */
-		if (!b->n)
-			return 0;
+	if (o->end)
+		return 0;
+	if (!batch_read(o, b, SIZE_MAX, SIZE_MAX, &err))
+		o->end = 1;
+	if (err) {
+		o->end = 1;
+		if (err == -ENOMEM)
+			return err;
 	}
-	if (!bt_event_is_note(&b->h[b->pos].ev)) {
-		const struct bt_event *e = &b->h[b->pos].ev;
-
-		rc = seq_check(&o->seqs, e, o->stalled);
-		if (!rc) {
-			o->stalled = 1;
-			rc = spool_rest(o);
-			if (!rc)
-				rc = seq_check(&o->seqs, e, 1);
-		}
-		if (rc < 0) {
-			o->failed = NULL;
-			return rc;
-		}
+	/*
+	 * blkparse looks for its origin again while it is 0, so a
+	 * `blkparse -d` dump (events from time 0) restarts at 0 every
+	 * batch; only --blkparse=1.2 copies that.
+	 */
+	if (b->min != UINT64_MAX && (!o->have_genesis ||
+	    (!o->genesis && (o->flags & BT_FMT_V120)))) {
+		o->genesis = b->min;
+		o->have_genesis = 1;
 	}
-	hand_out(o, &b->h[b->pos++], ev, rel, dev);
+	sort_batch(b->h, b->n);
+	if (err)
+		return err;
+	return b->n != 0;
+}
+
+/* e is not next in its sequence (rc 0) or there was no memory (< 0). */
+static __attribute__((noinline)) int stream_stall(struct bt_blkorder *o,
+						  const struct bt_event *e,
+						  int rc)
+{
+	if (!rc) {
+		o->stalled = 1;
+		rc = spool_rest(o);
+		if (!rc)
+			rc = seq_check(&o->seqs, e, 1);
+	}
+	if (rc < 0)
+		o->failed = NULL;
+	return rc;
+}
+
+/* One input: blkparse's pipe mode, batches read and stalls handled apart. */
+static inline int next_stream(struct bt_blkorder *o, struct bt_event *ev,
+			      uint64_t *rel, size_t *dev)
+{
+	struct batch *b = &o->b;
+	const struct held *h;
+	int rc;
+
+	if (b->pos == b->n && (rc = stream_refill(o)) <= 0)
+		return rc;
+	h = &b->h[b->pos];
+	if (!bt_event_is_note(&h->ev) &&
+	    (rc = seq_check(&o->seqs, &h->ev, o->stalled)) != 1 &&
+	    (rc = stream_stall(o, &h->ev, rc)) < 0)
+		return rc;
+	b->pos++;
+	hand_out(o, h, ev, rel, dev);
 	return 1;
 }
 
@@ -733,7 +749,7 @@ static int ms_fill(struct bt_blkorder *o, struct stream *s, int *err)
 }
 
 /* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
-static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
+static __attribute__((noinline)) int next_merge(struct bt_blkorder *o, struct bt_event *ev,
 		      uint64_t *rel, size_t *dev)
 {
 	struct stream *x = o->cur;
