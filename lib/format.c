@@ -194,12 +194,14 @@ static inline void put_digits(char *p, uint64_t v, unsigned n)
  */
 static inline uint64_t digits8(uint32_t v)
 {
-	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
-	uint64_t h = ((x * 10486) >> 20) & 0x0000007f0000007full;
+	uint64_t h = v / 10000;
+	/* (x - h * 100) << 16 | h and the like, as one multiply-add. */
+	uint64_t x = ((uint64_t)v << 32) + h * (1 - (10000ull << 32));
 
-	x = (x - h * 100) << 16 | h;
+	h = ((x * 10486) >> 20) & 0x0000007f0000007full;
+	x = (x << 16) + h * (1 - (100ull << 16));
 	h = ((x * 103) >> 10) & 0x000f000f000f000full;
-	return (x - h * 10) << 8 | h;
+	return (x << 8) + h * (1 - (10ull << 8));
 }
 
 #define ZEROS8	0x3030303030303030ull
@@ -478,10 +480,11 @@ static inline uint64_t rj_word(uint32_t v, unsigned width)
 	}
 	if (v < 10000 && width >= 4) {
 		/* Four digits in a 32-bit word, as digits8() does eight. */
-		uint32_t x = v / 100 | (v % 100) << 16, h, d4, m4;
+		uint32_t h = v / 100, x = (v << 16) + h * (1 - (100u << 16));
+		uint32_t d4, m4;
 
 		h = ((x * 103) >> 10) & 0x000f000fu;
-		d4 = ((x - h * 10) << 8 | h) | 0x30303030u;
+		d4 = ((x << 8) + h * (1 - (10u << 8))) | 0x30303030u;
 		m4 = v < 1000 ? 0xffu : 0;
 		d = (d4 & ~m4) | (0x20202020u & m4);
 		return (SPACES8 & ~(0xffffffffull << (8 * (width - 4)))) |
