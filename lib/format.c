@@ -574,12 +574,13 @@ static char *put_header(char *p, uint32_t dev, uint32_t cpu, const char *seq,
 /* "%3s " of the rwbs string (1 to 8 letters), padded by shifting. */
 static inline char *put_rwbs(char *p, const struct bt_event *e)
 {
+	static const uint64_t lead[4] = { 0, 0x20, 0x2020, 0x202020 };
 	uint64_t w = bt_rwbs_word(e);
 	/* Every letter is non-zero: the length is where the bytes end. */
-	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8, pad;
+	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8;
+	unsigned pad = n < 3 ? 3 - n : 0;
 
-	pad = n < 3 ? 3 - n : 0;
-	store8(p, w << (8 * pad) | (SPACES8 & ((1ull << (8 * pad)) - 1)));
+	store8(p, w << (8 * pad) | lead[pad]);
 	p[pad + n] = ' ';
 	return p + pad + n + 1;
 }
