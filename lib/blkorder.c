@@ -276,17 +276,17 @@ static int batch_init(struct batch *b)
 }
 
 /*
- * Keep the event read into b->h[b->n].ev (read there in place: no copy of
- * the event), with a copy of its payload: the reader's window moves on.
- * 1 when the arena moved (the payloads held before need batch_fix()).
+ * Keep the event read into h->ev (read there in place: no copy of the
+ * event), with a copy of its payload: the reader's window moves on.  1
+ * when the arena moved (the payloads held before need batch_fix()).
  */
-static inline int batch_hold(struct batch *b, size_t dev)
+static inline int batch_hold(struct batch *b, struct held *h, size_t order,
+			     size_t dev)
 {
-	struct held *h = &b->h[b->n++];
 	struct bt_event *e = &h->ev;
 	int moved = 0;
 
-	h->order = b->order++;
+	h->order = order;
 	h->dev = dev;
 	if (!e->pdu_len) {
 		e->pdu = NULL;
@@ -299,11 +299,8 @@ static inline int batch_hold(struct batch *b, size_t dev)
 		while (cap - b->len < e->pdu_len)
 			cap *= 2;
 		a = realloc(b->arena, cap);
-		if (!a) {
-			b->n--;
-			b->order--;
+		if (!a)
 			return -ENOMEM;
-		}
 		moved = a != b->arena;
 		b->arena = a;
 		b->cap = cap;
@@ -321,11 +318,6 @@ static void batch_fix(struct batch *b)
 	for (size_t i = 0; i < b->n; i++)
 		if (b->h[i].ev.pdu_len)
 			b->h[i].ev.pdu = b->arena + b->h[i].pdu_off;
-}
-
-static int batch_full(const struct batch *b, size_t counted)
-{
-	return counted == BATCH || b->n == BATCH_MAX || b->len > ARENA_MAX;
 }
 
 static void batch_free(struct batch *b)
@@ -366,19 +358,26 @@ static inline __attribute__((always_inline))
 size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 		  size_t set, int *err)
 {
-	size_t counted = 0, dev = set;
-	int rc, k, moved = 0;
+	/* Kept in registers: the reader's calls could change any memory. */
+	size_t counted = 0, dev = set, n = 0, order = b->order;
+	struct bt_reader *src = o->src;
+	int spooled = src != o->r, rc, k, moved = 0;
+	uint32_t dev_num = o->ndevs ? o->devs[o->last_dev].dev : 0;
+	int have_dev = o->ndevs != 0;
+	uint64_t min = UINT64_MAX;
 
 	*err = 0;
-	b->n = b->pos = b->len = 0;
-	b->min = UINT64_MAX;
+	b->pos = b->len = 0;
+	if (set == SIZE_MAX && have_dev)
+		dev = o->last_dev;
 	for (;;) {
-		struct bt_event *e = &b->h[b->n].ev;
+		struct held *h = &b->h[n];
+		struct bt_event *e = &h->ev;
 
 		if (in != SIZE_MAX)
 			rc = bt_reader_next_input(o->r, in, e);
 		else
-			rc = o->src ? bt_reader_next(o->src, e) : 0;
+			rc = src ? bt_reader_next(src, e) : 0;
 		if (!rc && in == SIZE_MAX && o->spool_err) {
 			rc = o->spool_err;	/* r failed after what was spooled */
 			o->spool_err = 0;
@@ -397,20 +396,20 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			if (!k)
 				continue;
 		}
-		if (k > 0 && set == SIZE_MAX &&
-		    !(o->ndevs && o->devs[o->last_dev].dev == e->dev))
+		if (k > 0 && set == SIZE_MAX && !(have_dev && dev_num == e->dev)) {
 			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
-		else if (set == SIZE_MAX)
-			dev = o->last_dev;
+			dev_num = e->dev;
+			have_dev = 1;
+		}
 		/* A spooled record's offset would be the spool's: not known. */
-		if (in == SIZE_MAX && o->src != o->r)
+		if (in == SIZE_MAX && spooled)
 			e->offset = UINT64_MAX;
 		if (k > 0) {
 			/* Cgroup messages before the first event print at 0. */
 			if (!(bt_event_is_note(e) && e->has_cgroup) &&
-			    e->time < b->min)
-				b->min = e->time;
-			rc = batch_hold(b, dev);
+			    e->time < min)
+				min = e->time;
+			rc = batch_hold(b, h, order, dev);
 			if (rc < 0)
 				k = rc;
 			else
@@ -421,13 +420,18 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			*err = k;
 			break;
 		}
+		n++;
+		order++;
 		counted += k == 1;
-		if (batch_full(b, counted))
+		if (counted == BATCH || n == BATCH_MAX || b->len > ARENA_MAX)
 			break;
 	}
+	b->n = n;
+	b->order = order;
+	b->min = min;
 	if (moved)
 		batch_fix(b);
-	return b->n;
+	return n;
 }
 
 static int before(const struct held *a, const struct held *b)
