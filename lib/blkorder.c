@@ -134,9 +134,18 @@ const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
 	return bt_comm_get(&o->comm, pid);
 }
 
+/*
+ * Multiplicative hashing of pid + 1 (0 would always land in slot 0):
+ * pid 0, which completions carry, and neighbouring pids spread.
+ */
+static inline size_t comm_slot(uint32_t pid)
+{
+	return ((pid + 1) * 2654435761u) >> 26;	/* COMM_HOT = 2^6 slots */
+}
+
 static const char *comm_hot(struct bt_blkorder *o, uint32_t pid)
 {
-	struct hot_comm *h = &o->hot_comm[(pid ^ pid >> 6) & (COMM_HOT - 1)];
+	struct hot_comm *h = &o->hot_comm[comm_slot(pid)];
 
 	if (h->pid != (uint64_t)pid + 1) {
 		h->pid = (uint64_t)pid + 1;
@@ -834,11 +843,50 @@ done:
 	return 0;
 }
 
+static __attribute__((noinline)) int next_any(struct bt_blkorder *o,
+					      struct bt_event *ev,
+					      uint64_t *rel, size_t *dev)
+{
+	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
+}
+
+/*
+ * A stream's next record when it is plainly next: held, next in its hot
+ * sequence slot, its pid's name in the hot cache, not a note.  Nothing
+ * is changed until all of that is known, so anything else goes to
+ * next_any() from the start; without calls, this path saves no
+ * registers.
+ */
 int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
 		     uint64_t *rel, size_t *dev)
 {
+	struct batch *b = &o->b;
+	const struct held *h;
+	const struct hot_comm *c;
+	struct seq_slot *s;
+	uint32_t i, pid;
+
 	o->failed = NULL;
-	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
+	if (o->s || b->pos == b->n)
+		return next_any(o, ev, rel, dev);
+	h = &b->h[b->pos];
+	pid = h->ev.pid;
+	i = o->seqs.hot[seq_hot(h->ev.dev, h->ev.cpu)];
+	c = &o->hot_comm[comm_slot(pid)];
+	if (bt_event_is_note(&h->ev) || !i || c->pid != (uint64_t)pid + 1)
+		return next_any(o, ev, rel, dev);
+	s = &o->seqs.slot[i - 1];
+	if (s->dev != h->ev.dev || s->cpu != h->ev.cpu ||
+	    (s->last + 1 != 0 && h->ev.sequence != s->last + 1))
+		return next_any(o, ev, rel, dev);
+	s->last = h->ev.sequence;
+	b->pos++;
+	*ev = h->ev;
+	o->out_comm = c->comm;
+	o->out_pid = (uint64_t)pid + 1;
+	*rel = h->ev.time - o->genesis;
+	*dev = h->dev;
+	return 1;
 }
 
 const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o)
