@@ -68,8 +68,9 @@ const char *bt_event_letters(const struct bt_event *e)
  */
 /*
  * Without zones the letters depend on 8 bits: flush, write, sync, ahead,
- * meta, discard, fua and whether there are bytes (rwbs_index()).  The
- * table holds the packed word of each combination, built by the compiler.
+ * meta, discard, fua and whether there are bytes (bt_rwbs_word()'s
+ * index).  The table holds the packed word of each combination, built by
+ * the compiler.
  */
 #define RW_BIT(i, b)	(((i) >> (b)) & 1ull)
 #define RW_OP(i)	(RW_BIT(i, 5) ? 'D' : RW_BIT(i, 0) ? 'W' : \
@@ -87,18 +88,11 @@ const char *bt_event_letters(const struct bt_event *e)
 #define RW4(i)	RW(i), RW((i) + 1), RW((i) + 2), RW((i) + 3)
 #define RW16(i)	RW4(i), RW4((i) + 4), RW4((i) + 8), RW4((i) + 12)
 #define RW64(i)	RW16(i), RW16((i) + 16), RW16((i) + 32), RW16((i) + 48)
-static const uint64_t rwbs_words[256] = {
+const uint64_t bt_rwbs_words[256] = {
 	RW64(0), RW64(64), RW64(128), RW64(192),
 };
 
-/* Bits 0-7: write, flush, sync, ahead, meta, discard, fua, any bytes. */
-static inline unsigned rwbs_index(uint32_t c, uint32_t bytes)
-{
-	return (c >> 1 & 7) | (c >> 8 & 0x38) | (c >> 9 & 0x40) |
-	       (bytes != 0) << 7;
-}
-
-uint64_t bt_rwbs_word(const struct bt_event *e)
+uint64_t bt_rwbs_zoned(const struct bt_event *e, uint64_t w)
 {
 	static const struct {
 		uint32_t cat;
@@ -112,29 +106,28 @@ uint64_t bt_rwbs_word(const struct bt_event *e)
 		{ BT_TC_ZONE_CLOSE, "ZC" },
 	};
 	uint32_t c = e->category;
-	uint64_t w = rwbs_words[rwbs_index(c, e->bytes)], head, tail;
+	uint64_t head, tail;
 	const char *zl = "";
 	unsigned at;
 
-	if ((c & (BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT)) &&
-	    !(c & BT_TC_DISCARD)) {
-		/* Zones are rare: the first operation in blkparse's order. */
-		for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]); z++) {
-			if (c & zone[z].cat) {
-				zl = zone[z].label;
-				break;
-			}
+	/* A discard is "D" whatever its zone bits. */
+	if (c & BT_TC_DISCARD)
+		return w;
+	/* The first operation in blkparse's order. */
+	for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]); z++) {
+		if (c & zone[z].cat) {
+			zl = zone[z].label;
+			break;
 		}
-		/* Its letters take the place of the W, R or N. */
-		at = c & BT_TC_FLUSH ? 8 : 0;
-		head = w & ((1ull << at) - 1);
-		tail = w >> (at + 8);
-		w = head;
-		for (; *zl; zl++, at += 8)
-			w |= (uint64_t)(unsigned char)*zl << at;
-		w |= tail << at;
 	}
-	return w;
+	/* Its letters take the place of the W, R or N. */
+	at = c & BT_TC_FLUSH ? 8 : 0;
+	head = w & ((1ull << at) - 1);
+	tail = w >> (at + 8);
+	w = head;
+	for (; *zl; zl++, at += 8)
+		w |= (uint64_t)(unsigned char)*zl << at;
+	return w | tail << at;
 }
 
 char *bt_event_rwbs(const struct bt_event *e, char *buf)
