@@ -188,6 +188,9 @@ static void read_error(struct cat *c, int rc)
  */
 static void run_text(struct cat *c)
 {
+	/* Room for any line (the largest payload, < OUT_SIZE): one test. */
+	const struct bt_event biggest = { .pdu_len = UINT16_MAX };
+	const size_t room = bt_format_bound(&biggest);
 	struct bt_event e;
 	uint64_t rel;
 	size_t dev, len = c->out_len, n;
@@ -198,11 +201,10 @@ static void run_text(struct cat *c)
 			read_error(c, rc);
 			continue;
 		}
-		if (OUT_SIZE - len < bt_format_bound(&e)) {
+		if (OUT_SIZE - len < room) {
 			c->out_len = len;
-			print_event(c, &e, rel, dev);
-			len = c->out_len;
-			continue;
+			out_flush(c);
+			len = 0;
 		}
 		n = bt_format_line(c->out + len, &e, rel,
 				   bt_blkorder_comm(c->ord, e.pid),
