@@ -515,16 +515,22 @@ static inline char *put_header_fixed(char *p, uint32_t maj, uint32_t min,
 			      uint32_t cpu, uint32_t seqno, uint32_t sec,
 			      uint32_t ns, uint32_t pid)
 {
-	uint64_t w_maj = rj_word(maj, 3), w_min = lj3_word(min);
-	uint64_t w_cpu = rj_word(cpu, 2), w_seq = rj_word(seqno, 8);
+	uint64_t w_seq = rj_word(seqno, 8);
 	uint64_t w_sec = rj_word(sec, 5), w_ns = digits8(ns % 100000000) | ZEROS8;
 	uint64_t w_pid = rj_word(pid, 5);
 
-	store8(p, w_maj);
-	p[3] = ',';
-	store8(p + 4, w_min);
-	store8(p + 8, w_cpu);
-	p[10] = ' ';
+	if (maj < 10 && min < 10 && cpu < 10) {
+		/* "  M,m    C ": the digits added into fixed words. */
+		store8(p, 0x202020302c302020ull + ((uint64_t)maj << 16) +
+		       ((uint64_t)min << 32));
+		store8(p + 8, 0x2020202020203020ull + ((uint64_t)cpu << 8));
+	} else {
+		store8(p, rj_word(maj, 3));
+		p[3] = ',';
+		store8(p + 4, lj3_word(min));
+		store8(p + 8, rj_word(cpu, 2));
+		p[10] = ' ';
+	}
 	store8(p + 11, w_seq);
 	p[19] = ' ';
 	store8(p + 20, w_sec);
