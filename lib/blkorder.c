@@ -851,6 +851,38 @@ static __attribute__((noinline)) int next_any(struct bt_blkorder *o,
 }
 
 /*
+ * A merge's next record when the input served last has it and it is no
+ * later than the next input's: that input stays first.  Else, or for a
+ * note or a pid not in the hot name cache, next_merge() from the start.
+ */
+static __attribute__((noinline)) int next_merge_fast(struct bt_blkorder *o,
+						     struct bt_event *ev,
+						     uint64_t *rel,
+						     size_t *dev)
+{
+	struct stream *x = o->cur;
+	const struct held *h;
+	const struct hot_comm *c;
+	uint32_t pid;
+
+	if (!x || o->init < o->ns || x->b.pos + 1 >= x->b.n)
+		return next_merge(o, ev, rel, dev);
+	h = &x->b.h[x->b.pos + 1];
+	pid = h->ev.pid;
+	c = &o->hot_comm[comm_slot(pid)];
+	if ((x->next && h->ev.time > peek(x->next)) ||
+	    bt_event_is_note(&h->ev) || c->pid != (uint64_t)pid + 1)
+		return next_merge(o, ev, rel, dev);
+	x->b.pos++;
+	*ev = h->ev;
+	o->out_comm = c->comm;
+	o->out_pid = (uint64_t)pid + 1;
+	*rel = h->ev.time - o->genesis;
+	*dev = h->dev;
+	return 1;
+}
+
+/*
  * A stream's next record when it is plainly next: held, next in its hot
  * sequence slot, its pid's name in the hot cache, not a note.  Nothing
  * is changed until all of that is known, so anything else goes to
@@ -867,7 +899,9 @@ int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
 	uint32_t i, pid;
 
 	o->failed = NULL;
-	if (o->s || b->pos == b->n)
+	if (o->s)
+		return next_merge_fast(o, ev, rel, dev);
+	if (b->pos == b->n)
 		return next_any(o, ev, rel, dev);
 	h = &b->h[b->pos];
 	pid = h->ev.pid;
