@@ -405,7 +405,8 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			if (!k)
 				continue;
 		}
-		if (k > 0 && set == SIZE_MAX && !(have_dev && dev_num == e->dev)) {
+		if (k > 0 && set == SIZE_MAX &&
+		    !(have_dev && dev_num == e->dev)) {
 			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
 			dev_num = e->dev;
 			have_dev = 1;
@@ -414,7 +415,7 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 		if (in == SIZE_MAX && spooled)
 			e->offset = UINT64_MAX;
 		if (k > 0) {
-			/* Cgroup messages before the first event print at 0. */
+			/* Cgroup notes do not move the origin. */
 			if (!(bt_event_is_note(e) && e->has_cgroup) &&
 			    e->time < min)
 				min = e->time;
@@ -645,7 +646,7 @@ static int spool_rest(struct bt_blkorder *o)
 /* ------------------------------------------------------------ handing out */
 
 static inline void hand_out(struct bt_blkorder *o, const struct held *h,
-		     struct bt_event *ev, uint64_t *rel, size_t *dev)
+			    struct bt_event *ev, uint64_t *rel, size_t *dev)
 {
 	*ev = h->ev;
 	o->out_comm = comm_hot(o, ev->pid);
@@ -696,9 +697,8 @@ static __attribute__((noinline)) int stream_refill(struct bt_blkorder *o)
 }
 
 /* e is not next in its sequence (rc 0) or there was no memory (< 0). */
-static __attribute__((noinline)) int stream_stall(struct bt_blkorder *o,
-						  const struct bt_event *e,
-						  int rc)
+static __attribute__((noinline))
+int stream_stall(struct bt_blkorder *o, const struct bt_event *e, int rc)
 {
 	if (!rc) {
 		o->stalled = 1;
@@ -762,8 +762,9 @@ static int ms_fill(struct bt_blkorder *o, struct stream *s, int *err)
 }
 
 /* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
-static __attribute__((noinline)) int next_merge(struct bt_blkorder *o, struct bt_event *ev,
-		      uint64_t *rel, size_t *dev)
+static __attribute__((noinline))
+int next_merge(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+	       size_t *dev)
 {
 	struct stream *x = o->cur;
 	int err = 0, priming = o->init < o->ns;
@@ -843,9 +844,9 @@ done:
 	return 0;
 }
 
-static __attribute__((noinline)) int next_any(struct bt_blkorder *o,
-					      struct bt_event *ev,
-					      uint64_t *rel, size_t *dev)
+static __attribute__((noinline))
+int next_any(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+	     size_t *dev)
 {
 	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
 }
@@ -855,10 +856,9 @@ static __attribute__((noinline)) int next_any(struct bt_blkorder *o,
  * later than the next input's: that input stays first.  Else, or for a
  * note or a pid not in the hot name cache, next_merge() from the start.
  */
-static __attribute__((noinline)) int next_merge_fast(struct bt_blkorder *o,
-						     struct bt_event *ev,
-						     uint64_t *rel,
-						     size_t *dev)
+static __attribute__((noinline))
+int next_merge_fast(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+		    size_t *dev)
 {
 	struct stream *x = o->cur;
 	const struct held *h;

@@ -234,9 +234,8 @@ static inline uint64_t spaced8(uint64_t d)
 }
 
 /*
- * v < 10^8 unpadded: always all eight digits converted and the leading
- * zeros shifted out, with no branch on the length, which varies from
- * line to line (request sizes of 8 to 1024 sectors, sequence numbers).
+ * v < 10^8 unpadded: all eight digits converted and the leading zeros
+ * shifted out, with no branch on the length.
  */
 static inline char *put_u27(char *p, uint32_t v)
 {
@@ -512,8 +511,8 @@ static inline uint64_t lj3_word(uint32_t v)
  * lengths.
  */
 static inline char *put_header_fixed(char *p, uint32_t maj, uint32_t min,
-			      uint32_t cpu, uint32_t seqno, uint32_t sec,
-			      uint32_t ns, uint32_t pid)
+				     uint32_t cpu, uint32_t seqno,
+				     uint32_t sec, uint32_t ns, uint32_t pid)
 {
 	uint64_t w_seq = rj_word(seqno, 8);
 	uint64_t w_sec = rj_word(sec, 5), w_ns = digits8(ns % 100000000) | ZEROS8;
@@ -787,8 +786,8 @@ static size_t line_any(char *buf, const struct bt_event *e, uint64_t rel,
 /*
  * Nearly every line: a file system request (D, I, Q, B, M, F, G, S, C,
  * R) whose header fields fit their widths.  Tested in one go and written
- * without calls but bt_rwbs_word() and strnlen(); the rest goes to
- * line_any().
+ * with no call but put_u64() for the sector and strnlen() for the name;
+ * the rest goes to line_any().
  */
 size_t bt_format_line(char *buf, const struct bt_event *e, uint64_t rel,
 		      const char *comm, unsigned flags)
