@@ -276,9 +276,15 @@ static inline char *put_u64(char *p, uint64_t v)
 	if (v < 100000000)
 		return put_u27(p, (uint32_t)v);
 	if (v < 10000000000ull) {
-		/* 9 or 10 digits (disks up to 2^32 sectors): the top pair. */
-		p = put_small(p, (uint32_t)(v / 100000000));
-		store8(p, digits8((uint32_t)(v % 100000000)) | ZEROS8);
+		/*
+		 * 9 or 10 digits (disks up to 2^32 sectors): the top pair.
+		 * v >> 8 fits 32 bits and 10^8 = 2^8 * 390625: a 32-bit
+		 * division, shorter than a 64-bit one.
+		 */
+		uint32_t hi = (uint32_t)(v >> 8) / 390625;
+
+		p = put_small(p, hi);
+		store8(p, digits8((uint32_t)(v - hi * 100000000ull)) | ZEROS8);
 		return p + 8;
 	}
 	if (v < 10000000000000000ull) {
