@@ -43,6 +43,7 @@ struct batch {
 	unsigned char *arena;
 	size_t len, cap;
 	size_t order;
+	uint64_t min;		/* earliest time but cgroup notes' (stream) */
 };
 
 /* One input of a merge, in blkparse's list of inputs by next time. */
@@ -133,9 +134,18 @@ const char *bt_blkorder_comm(const struct bt_blkorder *o, uint32_t pid)
 	return bt_comm_get(&o->comm, pid);
 }
 
+/*
+ * Multiplicative hashing of pid + 1 (0 would always land in slot 0):
+ * pid 0, which completions carry, and neighbouring pids spread.
+ */
+static inline size_t comm_slot(uint32_t pid)
+{
+	return ((pid + 1) * 2654435761u) >> 26;	/* COMM_HOT = 2^6 slots */
+}
+
 static const char *comm_hot(struct bt_blkorder *o, uint32_t pid)
 {
-	struct hot_comm *h = &o->hot_comm[(pid ^ pid >> 6) & (COMM_HOT - 1)];
+	struct hot_comm *h = &o->hot_comm[comm_slot(pid)];
 
 	if (h->pid != (uint64_t)pid + 1) {
 		h->pid = (uint64_t)pid + 1;
@@ -275,15 +285,23 @@ static int batch_init(struct batch *b)
 }
 
 /*
- * Keep the event read into b->h[b->n].ev (read there in place: no copy of
- * the event), with a copy of its payload: the reader's window moves on.
+ * Keep the event read into h->ev (read there in place: no copy of the
+ * event), with a copy of its payload: the reader's window moves on.  1
+ * when the arena moved (the payloads held before need batch_fix()).
  */
-static int batch_hold(struct batch *b, size_t dev)
+static inline int batch_hold(struct batch *b, struct held *h, size_t order,
+			     size_t dev)
 {
-	struct held *h = &b->h[b->n];
-	const struct bt_event *e = &h->ev;
+	struct bt_event *e = &h->ev;
+	int moved = 0;
 
-	if (e->pdu_len && b->cap - b->len < e->pdu_len) {
+	h->order = order;
+	h->dev = dev;
+	if (!e->pdu_len) {
+		e->pdu = NULL;
+		return 0;
+	}
+	if (b->cap - b->len < e->pdu_len) {
 		size_t cap = b->cap ? b->cap : 65536;
 		unsigned char *a;
 
@@ -292,30 +310,23 @@ static int batch_hold(struct batch *b, size_t dev)
 		a = realloc(b->arena, cap);
 		if (!a)
 			return -ENOMEM;
+		moved = a != b->arena;
 		b->arena = a;
 		b->cap = cap;
 	}
-	b->n++;
+	memcpy(b->arena + b->len, e->pdu, e->pdu_len);
+	e->pdu = b->arena + b->len;
 	h->pdu_off = b->len;
-	h->order = b->order++;
-	h->dev = dev;
-	if (e->pdu_len)
-		memcpy(b->arena + b->len, e->pdu, e->pdu_len);
 	b->len += e->pdu_len;
-	return 0;
+	return moved;
 }
 
-/* Point the held events at their payload copies (the arena may move). */
+/* Point the held events at their payload copies (the arena moved). */
 static void batch_fix(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		b->h[i].ev.pdu = b->h[i].ev.pdu_len ? b->arena + b->h[i].pdu_off
-						    : NULL;
-}
-
-static int batch_full(const struct batch *b, size_t counted)
-{
-	return counted == BATCH || b->n == BATCH_MAX || b->len > ARENA_MAX;
+		if (b->h[i].ev.pdu_len)
+			b->h[i].ev.pdu = b->arena + b->h[i].pdu_off;
 }
 
 static void batch_free(struct batch *b)
@@ -349,23 +360,33 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
  * Read up to a batch: from the stream's source (in SIZE_MAX) or from input
  * in of the reader alone.  *err: 0, or the error that ended the read
  * (o->failed is the reader when it failed).  set: the device of a per-CPU
- * set's records, or SIZE_MAX to look each record's device up.
+ * set's records, or SIZE_MAX to look each record's device up.  Inlined
+ * in its two callers, each loop keeps only the tests of its own mode.
  */
-static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
-			 size_t set, int *err)
+static inline __attribute__((always_inline))
+size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
+		  size_t set, int *err)
 {
-	size_t counted = 0, dev = set;
-	int rc, k;
+	/* Kept in registers: the reader's calls could change any memory. */
+	size_t counted = 0, dev = set, n = 0, order = b->order;
+	struct bt_reader *src = o->src;
+	int spooled = src != o->r, rc, k, moved = 0;
+	uint32_t dev_num = o->ndevs ? o->devs[o->last_dev].dev : 0;
+	int have_dev = o->ndevs != 0;
+	uint64_t min = UINT64_MAX;
 
 	*err = 0;
-	b->n = b->pos = b->len = 0;
-	while (!batch_full(b, counted)) {
-		struct bt_event *e = &b->h[b->n].ev;
+	b->pos = b->len = 0;
+	if (set == SIZE_MAX && have_dev)
+		dev = o->last_dev;
+	for (;;) {
+		struct held *h = &b->h[n];
+		struct bt_event *e = &h->ev;
 
 		if (in != SIZE_MAX)
 			rc = bt_reader_next_input(o->r, in, e);
 		else
-			rc = o->src ? bt_reader_next(o->src, e) : 0;
+			rc = src ? bt_reader_next(src, e) : 0;
 		if (!rc && in == SIZE_MAX && o->spool_err) {
 			rc = o->spool_err;	/* r failed after what was spooled */
 			o->spool_err = 0;
@@ -378,23 +399,49 @@ static size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			*err = rc;
 			break;
 		}
-		k = take(o, e);
-		if (k > 0 && set == SIZE_MAX)
+		k = 1;
+		if (bt_event_is_note(e)) {
+			k = take(o, e);
+			if (!k)
+				continue;
+		}
+		if (k > 0 && set == SIZE_MAX &&
+		    !(have_dev && dev_num == e->dev)) {
 			k = dev_of(o, e->dev, &dev) < 0 ? -ENOMEM : k;
+			dev_num = e->dev;
+			have_dev = 1;
+		}
 		/* A spooled record's offset would be the spool's: not known. */
-		if (in == SIZE_MAX && o->src != o->r)
+		if (in == SIZE_MAX && spooled)
 			e->offset = UINT64_MAX;
-		if (k > 0)
-			k = batch_hold(b, dev) < 0 ? -ENOMEM : k;
+		if (k > 0) {
+			/* Cgroup notes do not move the origin. */
+			if (!(bt_event_is_note(e) && e->has_cgroup) &&
+			    e->time < min)
+				min = e->time;
+			rc = batch_hold(b, h, order, dev);
+			if (rc < 0)
+				k = rc;
+			else
+				moved |= rc;
+		}
 		if (k < 0) {
 			o->failed = NULL;
 			*err = k;
 			break;
 		}
+		n++;
+		order++;
 		counted += k == 1;
+		if (counted == BATCH || n == BATCH_MAX || b->len > ARENA_MAX)
+			break;
 	}
-	batch_fix(b);
-	return b->n;
+	b->n = n;
+	b->order = order;
+	b->min = min;
+	if (moved)
+		batch_fix(b);
+	return n;
 }
 
 static int before(const struct held *a, const struct held *b)
@@ -509,7 +556,7 @@ static int skip_fill(struct seq_slot *s, uint64_t seq)
 }
 
 /* 1 in sequence (or forced), 0 when e stalls the stream, -ENOMEM. */
-static int seq_check(struct seqs *t, const struct bt_event *e, int force)
+static int seq_check_any(struct seqs *t, const struct bt_event *e, int force)
 {
 	struct seq_slot *s = seq_slot(t, e);
 	uint64_t expected, seq = e->sequence;
@@ -528,6 +575,24 @@ static int seq_check(struct seqs *t, const struct bt_event *e, int force)
 	}
 	s->last = seq;
 	return 1;
+}
+
+/* seq_check_any(), inline for the next record of a hot slot. */
+static inline int seq_check(struct seqs *t, const struct bt_event *e,
+			    int force)
+{
+	uint32_t i = t->hot[seq_hot(e->dev, e->cpu)];
+
+	if (i) {
+		struct seq_slot *s = &t->slot[i - 1];
+
+		if (s->dev == e->dev && s->cpu == e->cpu &&
+		    (s->last + 1 == 0 || e->sequence == s->last + 1)) {
+			s->last = e->sequence;
+			return 1;
+		}
+	}
+	return seq_check_any(t, e, force);
 }
 
 /*
@@ -580,8 +645,8 @@ static int spool_rest(struct bt_blkorder *o)
 
 /* ------------------------------------------------------------ handing out */
 
-static void hand_out(struct bt_blkorder *o, const struct held *h,
-		     struct bt_event *ev, uint64_t *rel, size_t *dev)
+static inline void hand_out(struct bt_blkorder *o, const struct held *h,
+			    struct bt_event *ev, uint64_t *rel, size_t *dev)
 {
 	*ev = h->ev;
 	o->out_comm = comm_hot(o, ev->pid);
@@ -596,64 +661,73 @@ static void hand_out(struct bt_blkorder *o, const struct held *h,
 	*dev = h->dev;
 }
 
-/* One input: blkparse's pipe mode. */
-static int next_stream(struct bt_blkorder *o, struct bt_event *ev,
-		       uint64_t *rel, size_t *dev)
+/*
+ * A stream's next batch, read and sorted: 1 when it has records, 0 at
+ * the end, or the error that ended it (the records read before it are
+ * in the batch and follow).
+ */
+static __attribute__((noinline)) int stream_refill(struct bt_blkorder *o)
 {
 	struct batch *b = &o->b;
-	int err = 0, rc;
+	int err = 0;
 
-	while (b->pos == b->n) {
-		uint64_t min = UINT64_MAX;
-
-		if (o->end)
-			return 0;
-		if (!batch_read(o, b, SIZE_MAX, SIZE_MAX, &err))
-			o->end = 1;
-		if (err) {
-			o->end = 1;
-			if (err == -ENOMEM)
-				return err;
-		}
-		for (size_t i = 0; i < b->n; i++) {
-			const struct bt_event *e = &b->h[i].ev;
-
-			if (!(bt_event_is_note(e) && e->has_cgroup) &&
-			    e->time < min)
-				min = e->time;
-		}
-		/*
-		 * blkparse looks for its origin again while it is 0, so a
-		 * `blkparse -d` dump (events from time 0) restarts at 0 every
-		 * batch; only --blkparse=1.2 copies that.
-		 */
-		if (min != UINT64_MAX && (!o->have_genesis ||
-		    (!o->genesis && (o->flags & BT_FMT_V120)))) {
-			o->genesis = min;
-			o->have_genesis = 1;
-		}
-		sort_batch(b->h, b->n);
-		if (err)
-			return err;	/* the batch read so far follows */
-		if (!b->n)
-			return 0;
+	if (o->end)
+		return 0;
+	if (!batch_read(o, b, SIZE_MAX, SIZE_MAX, &err))
+		o->end = 1;
+	if (err) {
+		o->end = 1;
+		if (err == -ENOMEM)
+			return err;
 	}
-	if (!bt_event_is_note(&b->h[b->pos].ev)) {
-		const struct bt_event *e = &b->h[b->pos].ev;
-
-		rc = seq_check(&o->seqs, e, o->stalled);
-		if (!rc) {
-			o->stalled = 1;
-			rc = spool_rest(o);
-			if (!rc)
-				rc = seq_check(&o->seqs, e, 1);
-		}
-		if (rc < 0) {
-			o->failed = NULL;
-			return rc;
-		}
+	/*
+	 * blkparse looks for its origin again while it is 0, so a
+	 * `blkparse -d` dump (events from time 0) restarts at 0 every
+	 * batch; only --blkparse=1.2 copies that.
+	 */
+	if (b->min != UINT64_MAX && (!o->have_genesis ||
+	    (!o->genesis && (o->flags & BT_FMT_V120)))) {
+		o->genesis = b->min;
+		o->have_genesis = 1;
 	}
-	hand_out(o, &b->h[b->pos++], ev, rel, dev);
+	sort_batch(b->h, b->n);
+	if (err)
+		return err;
+	return b->n != 0;
+}
+
+/* e is not next in its sequence (rc 0) or there was no memory (< 0). */
+static __attribute__((noinline))
+int stream_stall(struct bt_blkorder *o, const struct bt_event *e, int rc)
+{
+	if (!rc) {
+		o->stalled = 1;
+		rc = spool_rest(o);
+		if (!rc)
+			rc = seq_check(&o->seqs, e, 1);
+	}
+	if (rc < 0)
+		o->failed = NULL;
+	return rc;
+}
+
+/* One input: blkparse's pipe mode, batches read and stalls handled apart. */
+static inline int next_stream(struct bt_blkorder *o, struct bt_event *ev,
+			      uint64_t *rel, size_t *dev)
+{
+	struct batch *b = &o->b;
+	const struct held *h;
+	int rc;
+
+	if (b->pos == b->n && (rc = stream_refill(o)) <= 0)
+		return rc;
+	h = &b->h[b->pos];
+	if (!bt_event_is_note(&h->ev) &&
+	    (rc = seq_check(&o->seqs, &h->ev, o->stalled)) != 1 &&
+	    (rc = stream_stall(o, &h->ev, rc)) < 0)
+		return rc;
+	b->pos++;
+	hand_out(o, h, ev, rel, dev);
 	return 1;
 }
 
@@ -688,8 +762,9 @@ static int ms_fill(struct bt_blkorder *o, struct stream *s, int *err)
 }
 
 /* Several inputs: blkparse's file mode (`blkparse -i NAME`). */
-static int next_merge(struct bt_blkorder *o, struct bt_event *ev,
-		      uint64_t *rel, size_t *dev)
+static __attribute__((noinline))
+int next_merge(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+	       size_t *dev)
 {
 	struct stream *x = o->cur;
 	int err = 0, priming = o->init < o->ns;
@@ -769,11 +844,83 @@ done:
 	return 0;
 }
 
+static __attribute__((noinline))
+int next_any(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+	     size_t *dev)
+{
+	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
+}
+
+/*
+ * A merge's next record when the input served last has it and it is no
+ * later than the next input's: that input stays first.  Else, or for a
+ * note or a pid not in the hot name cache, next_merge() from the start.
+ */
+static __attribute__((noinline))
+int next_merge_fast(struct bt_blkorder *o, struct bt_event *ev, uint64_t *rel,
+		    size_t *dev)
+{
+	struct stream *x = o->cur;
+	const struct held *h;
+	const struct hot_comm *c;
+	uint32_t pid;
+
+	if (!x || o->init < o->ns || x->b.pos + 1 >= x->b.n)
+		return next_merge(o, ev, rel, dev);
+	h = &x->b.h[x->b.pos + 1];
+	pid = h->ev.pid;
+	c = &o->hot_comm[comm_slot(pid)];
+	if ((x->next && h->ev.time > peek(x->next)) ||
+	    bt_event_is_note(&h->ev) || c->pid != (uint64_t)pid + 1)
+		return next_merge(o, ev, rel, dev);
+	x->b.pos++;
+	*ev = h->ev;
+	o->out_comm = c->comm;
+	o->out_pid = (uint64_t)pid + 1;
+	*rel = h->ev.time - o->genesis;
+	*dev = h->dev;
+	return 1;
+}
+
+/*
+ * A stream's next record when it is plainly next: held, next in its hot
+ * sequence slot, its pid's name in the hot cache, not a note.  Nothing
+ * is changed until all of that is known, so anything else goes to
+ * next_any() from the start; without calls, this path saves no
+ * registers.
+ */
 int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
 		     uint64_t *rel, size_t *dev)
 {
+	struct batch *b = &o->b;
+	const struct held *h;
+	const struct hot_comm *c;
+	struct seq_slot *s;
+	uint32_t i, pid;
+
 	o->failed = NULL;
-	return o->s ? next_merge(o, ev, rel, dev) : next_stream(o, ev, rel, dev);
+	if (o->s)
+		return next_merge_fast(o, ev, rel, dev);
+	if (b->pos == b->n)
+		return next_any(o, ev, rel, dev);
+	h = &b->h[b->pos];
+	pid = h->ev.pid;
+	i = o->seqs.hot[seq_hot(h->ev.dev, h->ev.cpu)];
+	c = &o->hot_comm[comm_slot(pid)];
+	if (bt_event_is_note(&h->ev) || !i || c->pid != (uint64_t)pid + 1)
+		return next_any(o, ev, rel, dev);
+	s = &o->seqs.slot[i - 1];
+	if (s->dev != h->ev.dev || s->cpu != h->ev.cpu ||
+	    (s->last + 1 != 0 && h->ev.sequence != s->last + 1))
+		return next_any(o, ev, rel, dev);
+	s->last = h->ev.sequence;
+	b->pos++;
+	*ev = h->ev;
+	o->out_comm = c->comm;
+	o->out_pid = (uint64_t)pid + 1;
+	*rel = h->ev.time - o->genesis;
+	*dev = h->dev;
+	return 1;
 }
 
 const struct bt_reader *bt_blkorder_failed(const struct bt_blkorder *o)

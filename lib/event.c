@@ -62,9 +62,37 @@ const char *bt_event_letters(const struct bt_event *e)
  * reset all, ZF finish, ZO open, ZC close, tested in that order, before
  * W because a zone append is also a write), W, R (any bytes) or N, then F
  * for FUA, A readahead, S sync, M meta.  The READ category is not
- * consulted, as in blkparse.
+ * consulted, as in blkparse.  The letters come from a table, without a
+ * branch: the reads and writes of interleaved streams alternate
+ * unpredictably, and btcat and the tracker ask for every event's letters.
  */
-char *bt_event_rwbs(const struct bt_event *e, char *buf)
+/*
+ * Without zones the letters depend on 8 bits: flush, write, sync, ahead,
+ * meta, discard, fua and whether there are bytes (bt_rwbs_word()'s
+ * index).  The table holds the packed word of each combination, built by
+ * the compiler.
+ */
+#define RW_BIT(i, b)	(((i) >> (b)) & 1ull)
+#define RW_OP(i)	(RW_BIT(i, 5) ? 'D' : RW_BIT(i, 0) ? 'W' : \
+			 RW_BIT(i, 7) ? 'R' : 'N')
+#define RW_AT1(i)	(8 * RW_BIT(i, 1))
+#define RW_AT2(i)	(RW_AT1(i) + 8)
+#define RW_AT3(i)	(RW_AT2(i) + 8 * RW_BIT(i, 6))
+#define RW_AT4(i)	(RW_AT3(i) + 8 * RW_BIT(i, 3))
+#define RW_AT5(i)	(RW_AT4(i) + 8 * RW_BIT(i, 2))
+#define RW(i)	(RW_BIT(i, 1) * 'F' | (uint64_t)RW_OP(i) << RW_AT1(i) | \
+		 RW_BIT(i, 6) * 'F' << RW_AT2(i) | \
+		 RW_BIT(i, 3) * 'A' << RW_AT3(i) | \
+		 RW_BIT(i, 2) * 'S' << RW_AT4(i) | \
+		 RW_BIT(i, 4) * 'M' << RW_AT5(i))
+#define RW4(i)	RW(i), RW((i) + 1), RW((i) + 2), RW((i) + 3)
+#define RW16(i)	RW4(i), RW4((i) + 4), RW4((i) + 8), RW4((i) + 12)
+#define RW64(i)	RW16(i), RW16((i) + 16), RW16((i) + 32), RW16((i) + 48)
+const uint64_t bt_rwbs_words[256] = {
+	RW64(0), RW64(64), RW64(128), RW64(192),
+};
+
+uint64_t bt_rwbs_zoned(const struct bt_event *e, uint64_t w)
 {
 	static const struct {
 		uint32_t cat;
@@ -78,38 +106,42 @@ char *bt_event_rwbs(const struct bt_event *e, char *buf)
 		{ BT_TC_ZONE_CLOSE, "ZC" },
 	};
 	uint32_t c = e->category;
-	const char *zl = NULL;
-	int i = 0;
+	uint64_t head, tail;
+	const char *zl = "";
+	unsigned at;
 
-	/* Zones are rare: the tracker asks for every request's rwbs. */
-	if (c & (BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT))
-		for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]) && !zl;
-		     z++)
-			if (c & zone[z].cat)
-				zl = zone[z].label;
-	if (c & BT_TC_FLUSH)
-		buf[i++] = 'F';
-	if (c & BT_TC_DISCARD) {
-		buf[i++] = 'D';
-	} else if (zl) {
-		while (*zl)
-			buf[i++] = *zl++;
-	} else if (c & BT_TC_WRITE) {
-		buf[i++] = 'W';
-	} else if (e->bytes) {
-		buf[i++] = 'R';
-	} else {
-		buf[i++] = 'N';
+	/* A discard is "D" whatever its zone bits. */
+	if (c & BT_TC_DISCARD)
+		return w;
+	/* The first operation in blkparse's order. */
+	for (size_t z = 0; z < sizeof(zone) / sizeof(zone[0]); z++) {
+		if (c & zone[z].cat) {
+			zl = zone[z].label;
+			break;
+		}
 	}
-	if (c & BT_TC_FUA)
-		buf[i++] = 'F';
-	if (c & BT_TC_AHEAD)
-		buf[i++] = 'A';
-	if (c & BT_TC_SYNC)
-		buf[i++] = 'S';
-	if (c & BT_TC_META)
-		buf[i++] = 'M';
-	buf[i] = '\0';
+	/* Its letters take the place of the W, R or N. */
+	at = c & BT_TC_FLUSH ? 8 : 0;
+	head = w & ((1ull << at) - 1);
+	tail = w >> (at + 8);
+	w = head;
+	for (; *zl; zl++, at += 8)
+		w |= (uint64_t)(unsigned char)*zl << at;
+	return w | tail << at;
+}
+
+char *bt_event_rwbs(const struct bt_event *e, char *buf)
+{
+	uint64_t w = bt_rwbs_word(e);
+	/* Every letter is non-zero: the length is where the bytes end. */
+	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8;
+
+	/* BT_RWBS_LEN > 8: one store of all eight bytes, then the NUL. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(buf, &w, 8);
+	buf[n] = '\0';
 	return buf;
 }
 

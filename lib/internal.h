@@ -104,6 +104,27 @@ void bt_diff_put_ratio(struct bt_table *t, double v);
  */
 uint64_t bt_nearest_rank(double q, uint64_t n);
 
+/*
+ * lib/event.c: bt_event_rwbs()'s letters (1 to 8, none 0) packed in a
+ * word, the first in the lowest byte: a formatter takes them from a
+ * register, not from bytes just stored.  Inline, as btcat asks for every
+ * event's: the table by flush, write, sync, ahead, meta, discard, fua and
+ * any bytes (index bits 0-7); zone operations patched in apart.
+ */
+extern const uint64_t bt_rwbs_words[256];
+uint64_t bt_rwbs_zoned(const struct bt_event *e, uint64_t w);
+
+static inline uint64_t bt_rwbs_word(const struct bt_event *e)
+{
+	uint32_t c = e->category;
+	uint64_t w = bt_rwbs_words[(c >> 1 & 7) | (c >> 8 & 0x38) |
+				   (c >> 9 & 0x40) | (e->bytes != 0) << 7];
+
+	if (c & (BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT))
+		w = bt_rwbs_zoned(e, w);
+	return w;
+}
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

@@ -98,6 +98,50 @@ static void test_event_rwbs_order(void **state)
 	}
 }
 
+/*
+ * Every combination of the bits rwbs depends on outside zones (the
+ * letters come from a table by them), against blkparse's rule spelled
+ * out: F flush, one of D W R N, then F fua, A ahead, S sync, M meta.
+ */
+static void test_event_rwbs_every_flag_combination(void **state)
+{
+	static const uint32_t bits[] = {
+		BT_TC_FLUSH, BT_TC_DISCARD, BT_TC_WRITE, BT_TC_FUA,
+		BT_TC_AHEAD, BT_TC_SYNC, BT_TC_META, BT_TC_READ,
+	};
+	const size_t nbits = sizeof(bits) / sizeof(bits[0]);
+	char buf[BT_RWBS_LEN + 4], want[BT_RWBS_LEN];
+
+	(void)state;
+	for (uint32_t m = 0; m < 2u << nbits; m++) {
+		uint32_t cat = 0, bytes = m >> nbits ? 512 : 0;
+		struct bt_event e;
+		size_t n = 0;
+
+		for (size_t b = 0; b < nbits; b++)
+			if (m & (1u << b))
+				cat |= bits[b];
+		if (cat & BT_TC_FLUSH)
+			want[n++] = 'F';
+		want[n++] = cat & BT_TC_DISCARD ? 'D' :
+			    cat & BT_TC_WRITE ? 'W' : bytes ? 'R' : 'N';
+		if (cat & BT_TC_FUA)
+			want[n++] = 'F';
+		if (cat & BT_TC_AHEAD)
+			want[n++] = 'A';
+		if (cat & BT_TC_SYNC)
+			want[n++] = 'S';
+		if (cat & BT_TC_META)
+			want[n++] = 'M';
+		want[n] = '\0';
+		e = ev(BT_A_QUEUE, cat, bytes);
+		memset(buf, 'x', sizeof(buf));
+		assert_ptr_equal(bt_event_rwbs(&e, buf), buf);
+		assert_string_equal(buf, want);
+		assert_int_equal(buf[BT_RWBS_LEN], 'x');
+	}
+}
+
 /* blkparse's v8 series: ZP and ZU for the zone write plug. */
 static void test_event_zone_letters(void **state)
 {
@@ -347,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_letters_match_blkparse),
 		cmocka_unit_test(test_event_rwbs_order),
+		cmocka_unit_test(test_event_rwbs_every_flag_combination),
 		cmocka_unit_test(test_event_zone_letters),
 		cmocka_unit_test(test_event_zone_rwbs),
 		cmocka_unit_test(test_event_zone_categories_read_back_from_v8),

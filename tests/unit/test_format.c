@@ -99,6 +99,33 @@ static void test_format_zero_bytes_drop_the_range(void **state)
 	      "  8,16   1        3     0.000000001   100  M   R [(null)]\n");
 }
 
+/*
+ * Task names of every length from 0 to past 16 (the copy goes by length
+ * class: 1-3, 4-7, 8-16 bytes), and the C and M lines of the same
+ * request: the bracket holds the error for one, the name for the other.
+ */
+static void test_format_task_names_of_every_length(void **state)
+{
+	static const char abc[] = "abcdefghijklmnopqrstu";
+	struct bt_event m = ev(BT_A_BACKMERGE, BT_TC_WRITE, 2, 7, 4321,
+			       2048, 8192);
+	struct bt_event c = ev(BT_A_COMPLETE, BT_TC_WRITE, 2, 8, 0, 2048,
+			       8192);
+	char want[128], name[32];
+
+	(void)state;
+	for (size_t n = 0; n < sizeof(abc); n++) {
+		memcpy(name, abc, n);
+		name[n] = '\0';
+		snprintf(want, sizeof(want),
+			 "  8,16   2        7     0.000000005  4321  M   W 2048 + 16 [%.16s]\n",
+			 name);
+		check(&m, 5, name, 0, want);
+		check(&c, 6, name, 0,
+		      "  8,16   2        8     0.000000006     0  C   W 2048 + 16 [0]\n");
+	}
+}
+
 static void test_format_complete_error_is_unsigned(void **state)
 {
 	struct bt_event c = ev(BT_A_COMPLETE, BT_TC_WRITE | BT_TC_COMPLETE, 1,
@@ -475,6 +502,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_queue_with_and_without_comm),
 		cmocka_unit_test(test_format_zero_bytes_drop_the_range),
+		cmocka_unit_test(test_format_task_names_of_every_length),
 		cmocka_unit_test(test_format_complete_error_is_unsigned),
 		cmocka_unit_test(test_format_remap_names_target_device),
 		cmocka_unit_test(test_format_split_and_unplugs),
