@@ -20,6 +20,7 @@
 #include <string.h>
 #include <csv.h>
 #include "btkit.h"
+#include "digits.h"
 
 struct bt_table {
 	FILE *fp;
@@ -418,47 +419,45 @@ void bt_table_str(struct bt_table *t, const char *s)
 	cell(t, s, strlen(s));
 }
 
-/* Digits of v, right-aligned ending at end; returns the first digit. */
-static char *utoa(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
+/*
+ * Numbers through digits.h, as btcat's text: room for 20 digits, a sign or
+ * a point and 9 decimals, and the 8 bytes its stores may run past them.
+ */
+#define NUMBUF	48
 
 void bt_table_u64(struct bt_table *t, uint64_t v)
 {
-	char buf[24], *p = utoa(buf + sizeof(buf), v);
+	char buf[NUMBUF];
 
-	cell_raw(t, p, (size_t)(buf + sizeof(buf) - p));
+	cell_raw(t, buf, (size_t)(put_u64(buf, v) - buf));
 }
 
 void bt_table_i64(struct bt_table *t, int64_t v)
 {
-	char buf[24], *p;
+	char buf[NUMBUF], *p = buf;
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 
-	p = utoa(buf + sizeof(buf), u);
 	if (v < 0)
-		*--p = '-';
-	cell_raw(t, p, (size_t)(buf + sizeof(buf) - p));
+		*p++ = '-';
+	cell_raw(t, buf, (size_t)(put_u64(p, u) - buf));
 }
 
-/* v / 10^dec printed with exactly dec decimals, integer arithmetic only. */
+/* v / 10^dec printed with exactly dec (1 to 9) decimals, integers only. */
 static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
 {
-	char buf[40], *end = buf + sizeof(buf), *p = end;
+	char buf[NUMBUF], tmp[8], *p = put_u64(buf, v / div);
 	uint64_t frac = v % div;
 
-	for (unsigned i = 0; i < dec; i++) {
-		*--p = (char)('0' + frac % 10);
-		frac /= 10;
+	*p++ = '.';
+	if (dec > 8) {
+		*p++ = (char)('0' + frac / 100000000);
+		frac %= 100000000;
+		dec = 8;
 	}
-	*--p = '.';
-	p = utoa(p, v / div);
-	cell_raw(t, p, (size_t)(end - p));
+	/* The last dec of frac's 8 digits, zeros leading. */
+	store8(tmp, digits8((uint32_t)frac) | ZEROS8);
+	memcpy(p, tmp + 8 - dec, dec);
+	cell_raw(t, buf, (size_t)(p + dec - buf));
 }
 
 void bt_table_us(struct bt_table *t, uint64_t ns)
@@ -496,12 +495,11 @@ void bt_table_double(struct bt_table *t, double v, int decimals)
 
 void bt_table_dev(struct bt_table *t, uint32_t dev)
 {
-	char buf[24], *end = buf + sizeof(buf), *p;
+	char buf[NUMBUF], *p = put_u64(buf, BT_DEV_MAJOR(dev));
 
-	p = utoa(end, BT_DEV_MINOR(dev));
-	*--p = ',';
-	p = utoa(p, BT_DEV_MAJOR(dev));
-	cell(t, p, (size_t)(end - p));
+	*p++ = ',';
+	p = put_u64(p, BT_DEV_MINOR(dev));
+	cell(t, buf, (size_t)(p - buf));
 }
 
 void bt_table_none(struct bt_table *t)

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,9 @@ static void test_table_time_formats(void **state)
 		{ 1, "0.001", "0.000000001" },
 		{ 999, "0.999", "0.000000999" },
 		{ 1234567, "1234.567", "0.001234567" },
+		{ 99999999, "99999.999", "0.099999999" },
+		{ 123456789, "123456.789", "0.123456789" },
+		{ 999999999, "999999.999", "0.999999999" },
 		{ 1000000000, "1000000.000", "1.000000000" },
 		{ UINT64_MAX, "18446744073709551.615", "18446744073.709551615" },
 	};
@@ -168,6 +172,31 @@ static void test_table_integer_extremes(void **state)
 	assert_int_equal(bt_table_end_row(s.t), 0);
 	finish(&s, "18446744073709551615\t-9223372036854775808\t"
 		   "9223372036854775807\t4095,1048575\n");
+}
+
+/* Every digit count of bt_table_u64 and bt_table_i64 as printf has it. */
+static void test_table_integers_at_every_length(void **state)
+{
+	static const char *const cols[] = { "u", "i" };
+	char want[8192] = "", line[64];
+	struct sink s;
+	uint64_t v = 1;
+
+	(void)state;
+	open_sink(&s, BT_TABLE_CSV, 0, cols, 2);
+	for (int k = 0; k < 20; k++, v *= 10) {
+		uint64_t x[3] = { v - 1, v, v + 7 };
+
+		for (int j = 0; j < 3; j++) {
+			bt_table_u64(s.t, x[j]);
+			bt_table_i64(s.t, -(int64_t)(x[j] >> 1));
+			assert_int_equal(bt_table_end_row(s.t), 0);
+			snprintf(line, sizeof(line), "%" PRIu64 ",%" PRId64 "\n",
+				 x[j], -(int64_t)(x[j] >> 1));
+			strcat(want, line);
+		}
+	}
+	finish(&s, want);
 }
 
 static void test_table_wrong_cell_count_is_einval(void **state)
@@ -373,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_table_no_header_with_H),
 		cmocka_unit_test(test_table_time_formats),
 		cmocka_unit_test(test_table_integer_extremes),
+		cmocka_unit_test(test_table_integers_at_every_length),
 		cmocka_unit_test(test_table_wrong_cell_count_is_einval),
 		cmocka_unit_test(test_table_write_error_is_eio),
 		cmocka_unit_test(test_table_new_rejects_no_columns),
