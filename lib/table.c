@@ -249,6 +249,14 @@ static void html_cell(struct bt_table *t, const char *s, size_t n, int num)
 	put(t, "</td>", 5);
 }
 
+/* A tab or newline inside a TSV cell would shift every column after it. */
+static inline void blank_tsv(char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '\t' || p[i] == '\n' || p[i] == '\r')
+			p[i] = ' ';
+}
+
 /* Append one cell's text, with the separator and any quoting. */
 static void cell(struct bt_table *t, const char *s, size_t n)
 {
@@ -275,16 +283,32 @@ static void cell(struct bt_table *t, const char *s, size_t n)
 	if (!reserve(t, n))
 		return;
 	memcpy(t->row + t->len, s, n);
-	if (t->fmt == BT_TABLE_TSV) {
-		/* A tab or newline inside a cell would shift every column after it. */
-		for (size_t i = 0; i < n; i++) {
-			char c = t->row[t->len + i];
-
-			if (c == '\t' || c == '\n' || c == '\r')
-				t->row[t->len + i] = ' ';
-		}
-	}
+	if (t->fmt == BT_TABLE_TSV)
+		blank_tsv(t->row + t->len, n);
 	t->len += n;
+}
+
+/*
+ * A text cell in TSV or CSV: 1 when written here, the separator and the
+ * text in one reservation; 0 leaves it to cell() (JSON, HTML, a CSV field
+ * that needs quotes, no memory).
+ */
+static inline int text_cell(struct bt_table *t, const char *s, size_t n)
+{
+	char *p;
+
+	if (t->fmt > BT_TABLE_CSV ||
+	    (t->fmt == BT_TABLE_CSV && needs_quotes(s, n)) ||
+	    !reserve(t, n + 1))
+		return 0;
+	p = t->row + t->len;
+	if (t->ncells++)
+		*p++ = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	memcpy(p, s, n);
+	if (t->fmt == BT_TABLE_TSV)
+		blank_tsv(p, n);
+	t->len = (size_t)(p + n - t->row);
+	return 1;
 }
 
 /* A cell that needs neither quoting nor blanking: numbers. */
@@ -414,9 +438,13 @@ nomem:
 
 void bt_table_str(struct bt_table *t, const char *s)
 {
+	size_t n;
+
 	if (!s)
 		s = "";
-	cell(t, s, strlen(s));
+	n = strlen(s);
+	if (!text_cell(t, s, n))
+		cell(t, s, n);
 }
 
 /*
@@ -425,29 +453,43 @@ void bt_table_str(struct bt_table *t, const char *s)
  */
 #define NUMBUF	48
 
-void bt_table_u64(struct bt_table *t, uint64_t v)
+/*
+ * A number's cell in TSV or CSV written in place: the separator and room
+ * for the digits in one reservation.  NULL in JSON and HTML (the caller
+ * formats into a buffer and goes through cell_raw()) or without memory.
+ */
+static inline char *num_at(struct bt_table *t)
 {
-	char buf[NUMBUF];
+	char *p;
 
-	cell_raw(t, buf, (size_t)(put_u64(buf, v) - buf));
+	if (t->fmt > BT_TABLE_CSV || !reserve(t, NUMBUF + 1))
+		return NULL;
+	p = t->row + t->len;
+	if (t->ncells++)
+		*p++ = t->fmt == BT_TABLE_CSV ? ',' : '\t';
+	return p;
 }
 
-void bt_table_i64(struct bt_table *t, int64_t v)
+/* The cell written by num_at() ends at end. */
+static inline void num_end(struct bt_table *t, const char *end)
 {
-	char buf[NUMBUF], *p = buf;
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	t->len = (size_t)(end - t->row);
+}
 
+static char *put_i64(char *p, int64_t v)
+{
 	if (v < 0)
 		*p++ = '-';
-	cell_raw(t, buf, (size_t)(put_u64(p, u) - buf));
+	return put_u64(p, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
-/* v / 10^dec printed with exactly dec (1 to 9) decimals, integers only. */
-static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
+/* v / 10^dec with exactly dec (1 to 9) decimals, integers only. */
+static char *put_fixed(char *p, uint64_t v, unsigned dec, uint64_t div)
 {
-	char buf[NUMBUF], tmp[8], *p = put_u64(buf, v / div);
 	uint64_t frac = v % div;
+	char tmp[8];
 
+	p = put_u64(p, v / div);
 	*p++ = '.';
 	if (dec > 8) {
 		*p++ = (char)('0' + frac / 100000000);
@@ -457,7 +499,37 @@ static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
 	/* The last dec of frac's 8 digits, zeros leading. */
 	store8(tmp, digits8((uint32_t)frac) | ZEROS8);
 	memcpy(p, tmp + 8 - dec, dec);
-	cell_raw(t, buf, (size_t)(p + dec - buf));
+	return p + dec;
+}
+
+void bt_table_u64(struct bt_table *t, uint64_t v)
+{
+	char buf[NUMBUF], *p = num_at(t);
+
+	if (p)
+		num_end(t, put_u64(p, v));
+	else if (t->fmt > BT_TABLE_CSV)
+		cell_raw(t, buf, (size_t)(put_u64(buf, v) - buf));
+}
+
+void bt_table_i64(struct bt_table *t, int64_t v)
+{
+	char buf[NUMBUF], *p = num_at(t);
+
+	if (p)
+		num_end(t, put_i64(p, v));
+	else if (t->fmt > BT_TABLE_CSV)
+		cell_raw(t, buf, (size_t)(put_i64(buf, v) - buf));
+}
+
+static void fixed(struct bt_table *t, uint64_t v, unsigned dec, uint64_t div)
+{
+	char buf[NUMBUF], *p = num_at(t);
+
+	if (p)
+		num_end(t, put_fixed(p, v, dec, div));
+	else if (t->fmt > BT_TABLE_CSV)
+		cell_raw(t, buf, (size_t)(put_fixed(buf, v, dec, div) - buf));
 }
 
 void bt_table_us(struct bt_table *t, uint64_t ns)
@@ -495,8 +567,23 @@ void bt_table_double(struct bt_table *t, double v, int decimals)
 
 void bt_table_dev(struct bt_table *t, uint32_t dev)
 {
-	char buf[NUMBUF], *p = put_u64(buf, BT_DEV_MAJOR(dev));
+	char buf[NUMBUF], *p = num_at(t);
 
+	if (p) {
+		/* "8,0": quoted in CSV, for its comma. */
+		int q = t->fmt == BT_TABLE_CSV;
+
+		*p = '"';
+		p = put_u64(p + q, BT_DEV_MAJOR(dev));
+		*p++ = ',';
+		p = put_u64(p, BT_DEV_MINOR(dev));
+		*p = '"';
+		num_end(t, p + q);
+		return;
+	}
+	if (t->fmt <= BT_TABLE_CSV)
+		return;		/* no memory: the error sticks */
+	p = put_u64(buf, BT_DEV_MAJOR(dev));
 	*p++ = ',';
 	p = put_u64(p, BT_DEV_MINOR(dev));
 	cell(t, buf, (size_t)(p - buf));
