@@ -58,7 +58,8 @@ struct ent {
 	uint32_t link[2];	/* next entry at the same start (0) or end (1)
 				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
-	uint8_t in_start, in_end;
+	uint8_t in_start;
+	uint8_t in_end;		/* 1 in the end map, 2 held out (tr->hot) */
 	uint8_t pend;		/* in tr->pend, not in the start map */
 	uint8_t cls;		/* class_of() of the event that made it */
 };
@@ -85,6 +86,14 @@ struct bt_tracker {
 		uint32_t e;		/* index + 1 */
 	} pend[NPEND];
 	uint32_t npend;
+	/*
+	 * The last back merge's request (index + 1), held out of the end
+	 * map: its next bio, which usually merges into it too, moves its
+	 * end without taking its key out of the map and putting it back.
+	 * A lookup at its end takes it with whatever the map holds there,
+	 * and the first other request to take a back merge puts it in.
+	 */
+	uint32_t hot;
 	/*
 	 * rwbs strings and ops by (category, bytes != 0): a request takes
 	 * them at its first event and at its D, from a few categories.
@@ -215,6 +224,29 @@ static void forget_pend(struct bt_tracker *tr, const struct ent *x)
 		}
 }
 
+/* x leaves the end map, or stops being held out of it. */
+static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
+{
+	if (x->in_end == 2)
+		tr->hot = 0;
+	else
+		idx_remove(tr, END, x->rq.dev, x->end, e);
+	x->in_end = 0;
+}
+
+/* The held-out request goes into the end map, at its current end. */
+static void unhot(struct bt_tracker *tr)
+{
+	struct ent *h;
+
+	if (!tr->hot)
+		return;
+	h = &tr->pool[tr->hot - 1];
+	idx_insert(tr, END, h->rq.dev, h->end, tr->hot - 1);
+	h->in_end = 1;
+	tr->hot = 0;
+}
+
 static void unindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
@@ -222,8 +254,8 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 	if (x->in_start)
 		idx_remove(tr, START, x->rq.dev, x->skey, e);
 	if (x->in_end)
-		idx_remove(tr, END, x->rq.dev, x->end, e);
-	x->in_start = x->in_end = 0;
+		end_remove(tr, x, e);
+	x->in_start = 0;
 }
 
 /*
@@ -246,10 +278,8 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
 	}
-	if (x->in_end && (!want_end || x->end != end)) {
-		idx_remove(tr, END, x->rq.dev, x->end, e);
-		x->in_end = 0;
-	}
+	if (x->in_end && (!want_end || x->end != end))
+		end_remove(tr, x, e);
 	x->end = end;
 	if (want_end && !x->in_end) {
 		idx_insert(tr, END, x->rq.dev, x->end, e);
@@ -821,9 +851,24 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		b = lookup(tr, START, ev->dev, ev->sector, score_bio, ev);
 
 	if (back) {
+		struct ent *h = tr->hot ? &tr->pool[tr->hot - 1] : NULL;
+
 		es = bt_map_find(&tr->idx[END], ev->dev, ev->sector);
-		x = es ? best_of(tr, END, es->val, score_merge_target, ev) :
-			 NULL;
+		if (h && (h->end != ev->sector || h->rq.dev != ev->dev))
+			h = NULL;
+		if (h && !es) {
+			/* Alone at its end: the one to take if it scores. */
+			x = score_merge_target(h, ev) ? h : NULL;
+		} else {
+			/*
+			 * Others end there too: it joins them, ahead of them
+			 * (a put moves no slot, so es stays valid).
+			 */
+			if (h)
+				unhot(tr);
+			x = es ? best_of(tr, END, es->val, score_merge_target,
+					 ev) : NULL;
+		}
 	} else
 		x = lookup(tr, START, ev->dev, ev->sector + nsec,
 			   score_merge_target, ev);
@@ -855,16 +900,22 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		return &x->rq;
 	}
 	/*
-	 * Only the end moved, and the end map is as the lookup left it
-	 * (the bio was in the start map only): no probe to find it again.
+	 * Only the end moved.  Held out, x just takes it; else x leaves
+	 * the end map from the slot its lookup found (the map is as the
+	 * lookup left it: the bio was in the start map only) and is held
+	 * out in place of the one before.
 	 */
 	end = x->rq.sector + (x->remaining >> 9);
 	if (end != x->end) {
 		uint32_t e = (uint32_t)(x - tr->pool);
 
-		idx_remove_at(tr, END, es, e);
+		if (x->in_end != 2) {
+			idx_remove_at(tr, END, es, e);
+			unhot(tr);
+			x->in_end = 2;
+			tr->hot = e + 1;
+		}
 		x->end = end;
-		idx_insert(tr, END, x->rq.dev, end, e);
 	}
 	return &x->rq;
 }
@@ -1215,8 +1266,11 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
-	/* An event puts at most one request more in the end map. */
-	if (room(tr, END, tr->idx[END].n + 1) < 0)
+	/*
+	 * An event puts at most one request more in the end map, and may
+	 * put the held-out one back.
+	 */
+	if (room(tr, END, tr->idx[END].n + 1 + (tr->hot != 0)) < 0)
 		return -ENOMEM;
 	if (tr->head)
 		expire(tr, ev->time);

@@ -213,6 +213,51 @@ static void test_tracker_back_merge_moves_end_key(void **state)
 	fx_free(f);
 }
 
+/*
+ * The request that took the last back merge and another ending at the
+ * same sector: the next bio there goes to the older one, as with both
+ * at that end from the start, and to the other once the first is
+ * dispatched.
+ */
+static void test_tracker_back_merge_shared_end(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 0, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 3, DEV, 8, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 4, DEV, 8, 4096,
+			     5));
+	/* a second request, ending at 16 like the first now does */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 5, DEV, 8, 4096, 6);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 6, DEV, 8, 4096, 6);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 7, DEV, 16, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 8, DEV, 16, 4096,
+			     5));
+	/* the first, now ending at 24, leaves the merges at its D */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 9, DEV, 24, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 10, DEV, 24, 4096,
+			     5));
+	feed(f, BT_A_ISSUE, BT_TC_READ, 11, DEV, 0, 16384, 5);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 12, DEV, 32, 4096, 5);
+	assert_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 13, DEV, 32, 4096, 5));
+	feed(f, BT_A_QUEUE, BT_TC_READ, 14, DEV, 16, 4096, 6);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 15, DEV, 16, 4096,
+			     6));
+	feed(f, BT_A_ISSUE, BT_TC_READ, 16, DEV, 8, 8192, 6);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 17, DEV, 0, 16384, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 18, DEV, 8, 8192, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[0].sector, 0);
+	assert_int_equal(f->got.rq[0].nbios, 4);
+	assert_int_equal(f->got.rq[0].bytes, 16384);
+	assert_int_equal(f->got.rq[1].sector, 8);
+	assert_int_equal(f->got.rq[1].nbios, 2);
+	assert_int_equal(f->got.rq[1].bytes, 8192);
+	fx_free(f);
+}
+
 static void test_tracker_front_merge_moves_start(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -1103,6 +1148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracker_owner_is_first_queue),
 		cmocka_unit_test(test_tracker_back_merge_moves_end_key),
+		cmocka_unit_test(test_tracker_back_merge_shared_end),
 		cmocka_unit_test(test_tracker_front_merge_moves_start),
 		cmocka_unit_test(test_tracker_requeue_goes_round_again),
 		cmocka_unit_test(test_tracker_split_makes_two_requests),
