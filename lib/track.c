@@ -42,6 +42,11 @@
  */
 #define NPEND		4
 #define RWBS_CACHE	8		/* a power of two */
+/*
+ * Requests held out of the end map (tr->hot): with several processes
+ * writing at once, back merges go round a few requests.
+ */
+#define NHOT		4
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -87,13 +92,15 @@ struct bt_tracker {
 	} pend[NPEND];
 	uint32_t npend;
 	/*
-	 * The last back merge's request (index + 1), held out of the end
-	 * map: its next bio, which usually merges into it too, moves its
-	 * end without taking its key out of the map and putting it back.
-	 * A lookup at its end takes it with whatever the map holds there,
-	 * and the first other request to take a back merge puts it in.
+	 * The last back merges' requests (index + 1), oldest first, held
+	 * out of the end map: their next bios, which usually merge into
+	 * them too, move their ends without taking a key out of the map
+	 * and putting it back.  A lookup at an end weighs the ones there
+	 * with whatever the map holds at it, and a request taking a back
+	 * merge while all are held puts the oldest in.
 	 */
-	uint32_t hot;
+	uint32_t hot[NHOT];
+	uint32_t nhot;
 	/*
 	 * rwbs strings and ops by (category, bytes != 0): a request takes
 	 * them at its first event and at its D, from a few categories.
@@ -224,27 +231,42 @@ static void forget_pend(struct bt_tracker *tr, const struct ent *x)
 		}
 }
 
+/* Take held-out entry i out of tr->hot. */
+static void hot_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->nhot--;
+	for (; i < tr->nhot; i++)
+		tr->hot[i] = tr->hot[i + 1];
+}
+
 /* x leaves the end map, or stops being held out of it. */
 static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 {
-	if (x->in_end == 2)
-		tr->hot = 0;
-	else
+	if (x->in_end == 2) {
+		for (uint32_t i = 0; i < tr->nhot; i++)
+			if (tr->hot[i] == e + 1) {
+				hot_cut(tr, i);
+				break;
+			}
+	} else {
 		idx_remove(tr, END, x->rq.dev, x->end, e);
+	}
 	x->in_end = 0;
 }
 
-/* The held-out request goes into the end map, at its current end. */
-static void unhot(struct bt_tracker *tr)
+/* x, just out of the end map, is held out in its place. */
+static void hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
 {
-	struct ent *h;
+	if (tr->nhot == NHOT) {
+		/* The oldest goes into the end map, at its current end. */
+		struct ent *h = &tr->pool[tr->hot[0] - 1];
 
-	if (!tr->hot)
-		return;
-	h = &tr->pool[tr->hot - 1];
-	idx_insert(tr, END, h->rq.dev, h->end, tr->hot - 1);
-	h->in_end = 1;
-	tr->hot = 0;
+		idx_insert(tr, END, h->rq.dev, h->end, tr->hot[0] - 1);
+		h->in_end = 1;
+		hot_cut(tr, 0);
+	}
+	tr->hot[tr->nhot++] = e + 1;
+	x->in_end = 2;
 }
 
 static void unindex(struct bt_tracker *tr, struct ent *x)
@@ -278,13 +300,13 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
 	}
-	if (x->in_end && (!want_end || x->end != end))
+	/* A held-out end moves with no map work. */
+	if (x->in_end && (!want_end || (x->end != end && x->in_end == 1)))
 		end_remove(tr, x, e);
 	x->end = end;
-	if (want_end && !x->in_end) {
-		idx_insert(tr, END, x->rq.dev, x->end, e);
-		x->in_end = 1;
-	}
+	/* A request opening to merges is held out first: its M comes soon. */
+	if (want_end && !x->in_end)
+		hot_push(tr, x, e);
 }
 
 static void age_unlink(struct bt_tracker *tr, struct ent *x)
@@ -851,23 +873,20 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		b = lookup(tr, START, ev->dev, ev->sector, score_bio, ev);
 
 	if (back) {
-		struct ent *h = tr->hot ? &tr->pool[tr->hot - 1] : NULL;
-
 		es = bt_map_find(&tr->idx[END], ev->dev, ev->sector);
-		if (h && (h->end != ev->sector || h->rq.dev != ev->dev))
-			h = NULL;
-		if (h && !es) {
-			/* Alone at its end: the one to take if it scores. */
-			x = score_merge_target(h, ev) ? h : NULL;
-		} else {
-			/*
-			 * Others end there too: it joins them, ahead of them
-			 * (a put moves no slot, so es stays valid).
-			 */
-			if (h)
-				unhot(tr);
-			x = es ? best_of(tr, END, es->val, score_merge_target,
-					 ev) : NULL;
+		x = es ? best_of(tr, END, es->val, score_merge_target, ev) :
+			 NULL;
+		/*
+		 * The held-out ones ending there weigh in as best_of()
+		 * weighs the chain, whose order never decides.
+		 */
+		for (uint32_t i = 0; i < tr->nhot; i++) {
+			struct ent *h = &tr->pool[tr->hot[i] - 1];
+
+			if (h->end == ev->sector && h->rq.dev == ev->dev &&
+			    score_merge_target(h, ev) &&
+			    (!x || h->seq < x->seq))
+				x = h;
 		}
 	} else
 		x = lookup(tr, START, ev->dev, ev->sector + nsec,
@@ -903,7 +922,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 	 * Only the end moved.  Held out, x just takes it; else x leaves
 	 * the end map from the slot its lookup found (the map is as the
 	 * lookup left it: the bio was in the start map only) and is held
-	 * out in place of the one before.
+	 * out with the others, the oldest of which may go back in.
 	 */
 	end = x->rq.sector + (x->remaining >> 9);
 	if (end != x->end) {
@@ -911,9 +930,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 
 		if (x->in_end != 2) {
 			idx_remove_at(tr, END, es, e);
-			unhot(tr);
-			x->in_end = 2;
-			tr->hot = e + 1;
+			hot_push(tr, x, e);
 		}
 		x->end = end;
 	}
@@ -1267,10 +1284,10 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
 	/*
-	 * An event puts at most one request more in the end map, and may
-	 * put the held-out one back.
+	 * An event puts at most one request more in the end map, the
+	 * held-out ones counted as in it (they may go in at any time).
 	 */
-	if (room(tr, END, tr->idx[END].n + 1 + (tr->hot != 0)) < 0)
+	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0)
 		return -ENOMEM;
 	if (tr->head)
 		expire(tr, ev->time);

@@ -258,6 +258,40 @@ static void test_tracker_back_merge_shared_end(void **state)
 	fx_free(f);
 }
 
+/* Back merges going round more requests than are held out of the end map. */
+static void test_tracker_back_merges_round_many_requests(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	uint64_t t = 1, r, k;
+
+	(void)state;
+	for (r = 0; r < 7; r++) {
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, t++, DEV, r * 1000, 4096, 5);
+		feed(f, BT_A_GETRQ, BT_TC_WRITE, t++, DEV, r * 1000, 4096, 5);
+	}
+	for (k = 1; k <= 3; k++)
+		for (r = 0; r < 7; r++) {
+			uint64_t s = r * 1000 + 8 + (k - 1) * 8 * (r + 1);
+			uint32_t n = 4096 * (uint32_t)(r + 1);
+
+			feed(f, BT_A_QUEUE, BT_TC_WRITE, t++, DEV, s, n, 5);
+			assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_WRITE, t++,
+					     DEV, s, n, 5));
+		}
+	for (r = 0; r < 7; r++) {
+		uint32_t bytes = 4096 + 3 * 4096 * (uint32_t)(r + 1);
+
+		feed(f, BT_A_INSERT, BT_TC_WRITE, t++, DEV, r * 1000, bytes, 5);
+		feed(f, BT_A_ISSUE, BT_TC_WRITE, t++, DEV, r * 1000, bytes, 5);
+		feed(f, BT_A_COMPLETE, BT_TC_WRITE, t++, DEV, r * 1000, bytes,
+		     0);
+		assert_int_equal(f->got.n, r + 1);
+		assert_int_equal(f->got.rq[r].nbios, 4);
+		assert_int_equal(f->got.rq[r].bytes, bytes);
+	}
+	fx_free(f);
+}
+
 static void test_tracker_front_merge_moves_start(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -1149,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_owner_is_first_queue),
 		cmocka_unit_test(test_tracker_back_merge_moves_end_key),
 		cmocka_unit_test(test_tracker_back_merge_shared_end),
+		cmocka_unit_test(test_tracker_back_merges_round_many_requests),
 		cmocka_unit_test(test_tracker_front_merge_moves_start),
 		cmocka_unit_test(test_tracker_requeue_goes_round_again),
 		cmocka_unit_test(test_tracker_split_makes_two_requests),
