@@ -335,7 +335,8 @@ static void age_append(struct bt_tracker *tr, struct ent *x)
 	tr->tail = e;
 }
 
-static void touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
+static inline __attribute__((always_inline)) void
+touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 {
 	x->rq.last = t;
 	if (tr->tail != (uint32_t)(x - tr->pool) + 1) {
