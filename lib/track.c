@@ -76,6 +76,12 @@ struct bt_tracker {
 	uint32_t free;		/* free list through ent.next, index + 1 */
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
+	/*
+	 * ns: the head expires after this (its last + expire_ns, at most
+	 * UINT64_MAX; UINT64_MAX when the list is empty), kept with the
+	 * head so that an event tests one time, not the head entry.
+	 */
+	uint64_t deadline;
 	uint64_t seq;
 	/*
 	 * Entries of the last Qs (and remaps' marks) that were alone at
@@ -309,12 +315,23 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 		hot_push(tr, x, e);
 }
 
+/* When e's last event makes it expire (the sum, saturated). */
+static inline uint64_t deadline_of(const struct bt_tracker *tr, uint32_t e)
+{
+	uint64_t last = tr->pool[e - 1].rq.last;
+
+	return last > UINT64_MAX - tr->o.expire_ns ? UINT64_MAX :
+						    last + tr->o.expire_ns;
+}
+
 static void age_unlink(struct bt_tracker *tr, struct ent *x)
 {
-	if (x->prev)
+	if (x->prev) {
 		tr->pool[x->prev - 1].next = x->next;
-	else
+	} else {
 		tr->head = x->next;
+		tr->deadline = x->next ? deadline_of(tr, x->next) : UINT64_MAX;
+	}
 	if (x->next)
 		tr->pool[x->next - 1].prev = x->prev;
 	else
@@ -328,20 +345,27 @@ static void age_append(struct bt_tracker *tr, struct ent *x)
 
 	x->prev = tr->tail;
 	x->next = 0;
-	if (tr->tail)
+	if (tr->tail) {
 		tr->pool[tr->tail - 1].next = e;
-	else
+	} else {
 		tr->head = e;
+		tr->deadline = deadline_of(tr, e);
+	}
 	tr->tail = e;
 }
 
 static inline __attribute__((always_inline)) void
 touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 {
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
 	x->rq.last = t;
-	if (tr->tail != (uint32_t)(x - tr->pool) + 1) {
+	if (tr->tail != e) {
 		age_unlink(tr, x);
 		age_append(tr, x);
+	} else if (tr->head == e) {
+		/* Alone on the list: it stays the head, with a new time. */
+		tr->deadline = deadline_of(tr, e);
 	}
 }
 
@@ -1263,6 +1287,7 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 		return -EINVAL;
 	}
 	tr->cap = tr->o.capacity;
+	tr->deadline = UINT64_MAX;
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
 	if (!tr->pool || reserve(tr) < 0 || room(tr, END, 1) < 0) {
@@ -1290,7 +1315,7 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	 */
 	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0)
 		return -ENOMEM;
-	if (tr->head)
+	if (ev->time > tr->deadline)
 		expire(tr, ev->time);
 	switch (ev->action) {
 	case BT_A_QUEUE:

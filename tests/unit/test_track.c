@@ -588,6 +588,34 @@ static void test_tracker_never_completed_expires(void **state)
 	fx_free(f);
 }
 
+/*
+ * A request alone in flight, its events closer than the expiry but
+ * spanning more, stays; one whose last event came earlier than the one
+ * before it (another CPU's) expires from that event's time.
+ */
+static void test_tracker_lone_request_kept_by_its_events(void **state)
+{
+	struct fx *f = fx_new(1000 * US, 0);	/* 1 ms of trace time */
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 0, DEV, 8, 4096, 1);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 900, DEV, 8, 4096, 1);
+	feed(f, BT_A_INSERT, BT_TC_WRITE, 1800, DEV, 8, 4096, 1);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 2700, DEV, 8, 4096, 1);
+	assert_non_null(feed(f, BT_A_COMPLETE, BT_TC_WRITE, 3600, DEV, 8,
+			     4096, 0));
+	assert_int_equal(f->got.n, 1);
+	assert_false(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3700, DEV, 64, 4096, 1);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 3600, DEV, 64, 4096, 1);
+	assert_int_equal(f->got.n, 1);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 4650, DEV, 128, 4096, 1);
+	assert_int_equal(f->got.n, 2);
+	assert_true(f->got.rq[1].flags & BT_RQ_EXPIRED);
+	assert_int_equal(f->got.rq[1].sector, 64);
+	fx_free(f);
+}
+
 static void test_tracker_full_table_evicts_oldest(void **state)
 {
 	struct fx *f = fx_new(0, 8);
@@ -1194,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_direct_issue_without_insert),
 		cmocka_unit_test(test_tracker_partial_completion),
 		cmocka_unit_test(test_tracker_never_completed_expires),
+		cmocka_unit_test(test_tracker_lone_request_kept_by_its_events),
 		cmocka_unit_test(test_tracker_full_table_evicts_oldest),
 		cmocka_unit_test(test_tracker_memory_bounded_by_inflight),
 		cmocka_unit_test(test_tracker_index_grows_with_inflight),
