@@ -369,20 +369,9 @@ touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 	}
 }
 
-/*
- * A request's op, for hooks as well as at its end: kept current where
- * its category or bytes change (set_rwbs(), merges, splits), not worked
- * out again at every event.
- */
-static char op_of(uint32_t category, uint32_t bytes)
+/* op_of() for discards, zone commands and flushes. */
+static char op_of_rest(uint32_t category, uint32_t bytes)
 {
-	/*
-	 * Most requests are plain reads and writes: one test for them.  They
-	 * interleave: an index, not a branch to mispredict.
-	 */
-	if (!(category & (BT_TC_DISCARD | BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT |
-			  BT_TC_FLUSH)))
-		return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
 	if (category & BT_TC_DISCARD)
 		return 'D';
 	/* Version 8: an append writes data, a zone command moves no data. */
@@ -393,6 +382,23 @@ static char op_of(uint32_t category, uint32_t bytes)
 	if ((category & BT_TC_FLUSH) && bytes == 0)
 		return 'F';
 	return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
+}
+
+/*
+ * A request's op, for hooks as well as at its end: kept current where
+ * its category or bytes change (set_rwbs(), merges, splits), not worked
+ * out again at every event.  Inline for plain reads and writes.
+ */
+static inline char op_of(uint32_t category, uint32_t bytes)
+{
+	/*
+	 * Most requests are plain reads and writes: one test for them.  They
+	 * interleave: an index, not a branch to mispredict.
+	 */
+	if (!(category & (BT_TC_DISCARD | BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT |
+			  BT_TC_FLUSH)))
+		return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
+	return op_of_rest(category, bytes);
 }
 
 static void release(struct bt_tracker *tr, struct ent *x)
