@@ -324,7 +324,8 @@ static inline uint64_t deadline_of(const struct bt_tracker *tr, uint32_t e)
 						    last + tr->o.expire_ns;
 }
 
-static void age_unlink(struct bt_tracker *tr, struct ent *x)
+static inline __attribute__((always_inline)) void
+age_unlink(struct bt_tracker *tr, struct ent *x)
 {
 	if (x->prev) {
 		tr->pool[x->prev - 1].next = x->next;
@@ -339,7 +340,8 @@ static void age_unlink(struct bt_tracker *tr, struct ent *x)
 	x->prev = x->next = 0;
 }
 
-static void age_append(struct bt_tracker *tr, struct ent *x)
+static inline __attribute__((always_inline)) void
+age_append(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool) + 1;
 
