@@ -172,7 +172,7 @@ static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 		idx_remove_at(tr, which, s, e);
 }
 
-static void reindex(struct bt_tracker *tr, struct ent *x);
+static inline void reindex(struct bt_tracker *tr, struct ent *x);
 
 /* Take pending entry i out of tr->pend. */
 static void pend_cut(struct bt_tracker *tr, uint32_t i)
@@ -291,7 +291,8 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
  * are kept apart (skey, end) because callers move rq.sector first.  Most
  * events move no key: G, I and D of a request keep its place.
  */
-static void reindex(struct bt_tracker *tr, struct ent *x)
+static inline __attribute__((always_inline)) void
+reindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
 	int want_end = x->rq.state >= BT_RQS_GOT &&
