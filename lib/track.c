@@ -42,6 +42,11 @@
  */
 #define NPEND		4
 #define RWBS_CACHE	8		/* a power of two */
+/*
+ * Requests held out of the end map (tr->hot): with several processes
+ * writing at once, back merges go round a few requests.
+ */
+#define NHOT		4
 
 /* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
 #define RQS_MARK	0
@@ -58,7 +63,8 @@ struct ent {
 	uint32_t link[2];	/* next entry at the same start (0) or end (1)
 				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
-	uint8_t in_start, in_end;
+	uint8_t in_start;
+	uint8_t in_end;		/* 1 in the end map, 2 held out (tr->hot) */
 	uint8_t pend;		/* in tr->pend, not in the start map */
 	uint8_t cls;		/* class_of() of the event that made it */
 };
@@ -70,6 +76,12 @@ struct bt_tracker {
 	uint32_t free;		/* free list through ent.next, index + 1 */
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
+	/*
+	 * ns: the head expires after this (its last + expire_ns, at most
+	 * UINT64_MAX; UINT64_MAX when the list is empty), kept with the
+	 * head so that an event tests one time, not the head entry.
+	 */
+	uint64_t deadline;
 	uint64_t seq;
 	/*
 	 * Entries of the last Qs (and remaps' marks) that were alone at
@@ -85,6 +97,16 @@ struct bt_tracker {
 		uint32_t e;		/* index + 1 */
 	} pend[NPEND];
 	uint32_t npend;
+	/*
+	 * The last back merges' requests (index + 1), oldest first, held
+	 * out of the end map: their next bios, which usually merge into
+	 * them too, move their ends without taking a key out of the map
+	 * and putting it back.  A lookup at an end weighs the ones there
+	 * with whatever the map holds at it, and a request taking a back
+	 * merge while all are held puts the oldest in.
+	 */
+	uint32_t hot[NHOT];
+	uint32_t nhot;
 	/*
 	 * rwbs strings and ops by (category, bytes != 0): a request takes
 	 * them at its first event and at its D, from a few categories.
@@ -150,7 +172,7 @@ static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 		idx_remove_at(tr, which, s, e);
 }
 
-static void reindex(struct bt_tracker *tr, struct ent *x);
+static inline void reindex(struct bt_tracker *tr, struct ent *x);
 
 /* Take pending entry i out of tr->pend. */
 static void pend_cut(struct bt_tracker *tr, uint32_t i)
@@ -215,6 +237,44 @@ static void forget_pend(struct bt_tracker *tr, const struct ent *x)
 		}
 }
 
+/* Take held-out entry i out of tr->hot. */
+static void hot_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->nhot--;
+	for (; i < tr->nhot; i++)
+		tr->hot[i] = tr->hot[i + 1];
+}
+
+/* x leaves the end map, or stops being held out of it. */
+static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
+{
+	if (x->in_end == 2) {
+		for (uint32_t i = 0; i < tr->nhot; i++)
+			if (tr->hot[i] == e + 1) {
+				hot_cut(tr, i);
+				break;
+			}
+	} else {
+		idx_remove(tr, END, x->rq.dev, x->end, e);
+	}
+	x->in_end = 0;
+}
+
+/* x, just out of the end map, is held out in its place. */
+static void hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
+{
+	if (tr->nhot == NHOT) {
+		/* The oldest goes into the end map, at its current end. */
+		struct ent *h = &tr->pool[tr->hot[0] - 1];
+
+		idx_insert(tr, END, h->rq.dev, h->end, tr->hot[0] - 1);
+		h->in_end = 1;
+		hot_cut(tr, 0);
+	}
+	tr->hot[tr->nhot++] = e + 1;
+	x->in_end = 2;
+}
+
 static void unindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
@@ -222,8 +282,8 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 	if (x->in_start)
 		idx_remove(tr, START, x->rq.dev, x->skey, e);
 	if (x->in_end)
-		idx_remove(tr, END, x->rq.dev, x->end, e);
-	x->in_start = x->in_end = 0;
+		end_remove(tr, x, e);
+	x->in_start = 0;
 }
 
 /*
@@ -231,7 +291,8 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
  * are kept apart (skey, end) because callers move rq.sector first.  Most
  * events move no key: G, I and D of a request keep its place.
  */
-static void reindex(struct bt_tracker *tr, struct ent *x)
+static inline __attribute__((always_inline)) void
+reindex(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool);
 	int want_end = x->rq.state >= BT_RQS_GOT &&
@@ -246,23 +307,33 @@ static void reindex(struct bt_tracker *tr, struct ent *x)
 		idx_insert(tr, START, x->rq.dev, x->skey, e);
 		x->in_start = 1;
 	}
-	if (x->in_end && (!want_end || x->end != end)) {
-		idx_remove(tr, END, x->rq.dev, x->end, e);
-		x->in_end = 0;
-	}
+	/* A held-out end moves with no map work. */
+	if (x->in_end && (!want_end || (x->end != end && x->in_end == 1)))
+		end_remove(tr, x, e);
 	x->end = end;
-	if (want_end && !x->in_end) {
-		idx_insert(tr, END, x->rq.dev, x->end, e);
-		x->in_end = 1;
-	}
+	/* A request opening to merges is held out first: its M comes soon. */
+	if (want_end && !x->in_end)
+		hot_push(tr, x, e);
 }
 
-static void age_unlink(struct bt_tracker *tr, struct ent *x)
+/* When e's last event makes it expire (the sum, saturated). */
+static inline uint64_t deadline_of(const struct bt_tracker *tr, uint32_t e)
 {
-	if (x->prev)
+	uint64_t last = tr->pool[e - 1].rq.last;
+
+	return last > UINT64_MAX - tr->o.expire_ns ? UINT64_MAX :
+						    last + tr->o.expire_ns;
+}
+
+static inline __attribute__((always_inline)) void
+age_unlink(struct bt_tracker *tr, struct ent *x)
+{
+	if (x->prev) {
 		tr->pool[x->prev - 1].next = x->next;
-	else
+	} else {
 		tr->head = x->next;
+		tr->deadline = x->next ? deadline_of(tr, x->next) : UINT64_MAX;
+	}
 	if (x->next)
 		tr->pool[x->next - 1].prev = x->prev;
 	else
@@ -270,42 +341,40 @@ static void age_unlink(struct bt_tracker *tr, struct ent *x)
 	x->prev = x->next = 0;
 }
 
-static void age_append(struct bt_tracker *tr, struct ent *x)
+static inline __attribute__((always_inline)) void
+age_append(struct bt_tracker *tr, struct ent *x)
 {
 	uint32_t e = (uint32_t)(x - tr->pool) + 1;
 
 	x->prev = tr->tail;
 	x->next = 0;
-	if (tr->tail)
+	if (tr->tail) {
 		tr->pool[tr->tail - 1].next = e;
-	else
+	} else {
 		tr->head = e;
+		tr->deadline = deadline_of(tr, e);
+	}
 	tr->tail = e;
 }
 
-static void touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
+static inline __attribute__((always_inline)) void
+touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 {
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
 	x->rq.last = t;
-	if (tr->tail != (uint32_t)(x - tr->pool) + 1) {
+	if (tr->tail != e) {
 		age_unlink(tr, x);
 		age_append(tr, x);
+	} else if (tr->head == e) {
+		/* Alone on the list: it stays the head, with a new time. */
+		tr->deadline = deadline_of(tr, e);
 	}
 }
 
-/*
- * A request's op, for hooks as well as at its end: kept current where
- * its category or bytes change (set_rwbs(), merges, splits), not worked
- * out again at every event.
- */
-static char op_of(uint32_t category, uint32_t bytes)
+/* op_of() for discards, zone commands and flushes. */
+static char op_of_rest(uint32_t category, uint32_t bytes)
 {
-	/*
-	 * Most requests are plain reads and writes: one test for them.  They
-	 * interleave: an index, not a branch to mispredict.
-	 */
-	if (!(category & (BT_TC_DISCARD | BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT |
-			  BT_TC_FLUSH)))
-		return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
 	if (category & BT_TC_DISCARD)
 		return 'D';
 	/* Version 8: an append writes data, a zone command moves no data. */
@@ -316,6 +385,23 @@ static char op_of(uint32_t category, uint32_t bytes)
 	if ((category & BT_TC_FLUSH) && bytes == 0)
 		return 'F';
 	return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
+}
+
+/*
+ * A request's op, for hooks as well as at its end: kept current where
+ * its category or bytes change (set_rwbs(), merges, splits), not worked
+ * out again at every event.  Inline for plain reads and writes.
+ */
+static inline char op_of(uint32_t category, uint32_t bytes)
+{
+	/*
+	 * Most requests are plain reads and writes: one test for them.  They
+	 * interleave: an index, not a branch to mispredict.
+	 */
+	if (!(category & (BT_TC_DISCARD | BT_TC_ZONE_APPEND | BT_TC_ZONE_MGMT |
+			  BT_TC_FLUSH)))
+		return "NRWW"[((category & BT_TC_WRITE) ? 2 : 0) | (bytes != 0)];
+	return op_of_rest(category, bytes);
 }
 
 static void release(struct bt_tracker *tr, struct ent *x)
@@ -824,6 +910,18 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		es = bt_map_find(&tr->idx[END], ev->dev, ev->sector);
 		x = es ? best_of(tr, END, es->val, score_merge_target, ev) :
 			 NULL;
+		/*
+		 * The held-out ones ending there weigh in as best_of()
+		 * weighs the chain, whose order never decides.
+		 */
+		for (uint32_t i = 0; i < tr->nhot; i++) {
+			struct ent *h = &tr->pool[tr->hot[i] - 1];
+
+			if (h->end == ev->sector && h->rq.dev == ev->dev &&
+			    score_merge_target(h, ev) &&
+			    (!x || h->seq < x->seq))
+				x = h;
+		}
 	} else
 		x = lookup(tr, START, ev->dev, ev->sector + nsec,
 			   score_merge_target, ev);
@@ -855,16 +953,20 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 		return &x->rq;
 	}
 	/*
-	 * Only the end moved, and the end map is as the lookup left it
-	 * (the bio was in the start map only): no probe to find it again.
+	 * Only the end moved.  Held out, x just takes it; else x leaves
+	 * the end map from the slot its lookup found (the map is as the
+	 * lookup left it: the bio was in the start map only) and is held
+	 * out with the others, the oldest of which may go back in.
 	 */
 	end = x->rq.sector + (x->remaining >> 9);
 	if (end != x->end) {
 		uint32_t e = (uint32_t)(x - tr->pool);
 
-		idx_remove_at(tr, END, es, e);
+		if (x->in_end != 2) {
+			idx_remove_at(tr, END, es, e);
+			hot_push(tr, x, e);
+		}
 		x->end = end;
-		idx_insert(tr, END, x->rq.dev, end, e);
 	}
 	return &x->rq;
 }
@@ -1194,6 +1296,7 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 		return -EINVAL;
 	}
 	tr->cap = tr->o.capacity;
+	tr->deadline = UINT64_MAX;
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
 	if (!tr->pool || reserve(tr) < 0 || room(tr, END, 1) < 0) {
@@ -1215,10 +1318,13 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		return -EINVAL;
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
-	/* An event puts at most one request more in the end map. */
-	if (room(tr, END, tr->idx[END].n + 1) < 0)
+	/*
+	 * An event puts at most one request more in the end map, the
+	 * held-out ones counted as in it (they may go in at any time).
+	 */
+	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0)
 		return -ENOMEM;
-	if (tr->head)
+	if (ev->time > tr->deadline)
 		expire(tr, ev->time);
 	switch (ev->action) {
 	case BT_A_QUEUE:

@@ -213,6 +213,85 @@ static void test_tracker_back_merge_moves_end_key(void **state)
 	fx_free(f);
 }
 
+/*
+ * The request that took the last back merge and another ending at the
+ * same sector: the next bio there goes to the older one, as with both
+ * at that end from the start, and to the other once the first is
+ * dispatched.
+ */
+static void test_tracker_back_merge_shared_end(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_READ, 1, DEV, 0, 4096, 5);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 2, DEV, 0, 4096, 5);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 3, DEV, 8, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 4, DEV, 8, 4096,
+			     5));
+	/* a second request, ending at 16 like the first now does */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 5, DEV, 8, 4096, 6);
+	feed(f, BT_A_GETRQ, BT_TC_READ, 6, DEV, 8, 4096, 6);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 7, DEV, 16, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 8, DEV, 16, 4096,
+			     5));
+	/* the first, now ending at 24, leaves the merges at its D */
+	feed(f, BT_A_QUEUE, BT_TC_READ, 9, DEV, 24, 4096, 5);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 10, DEV, 24, 4096,
+			     5));
+	feed(f, BT_A_ISSUE, BT_TC_READ, 11, DEV, 0, 16384, 5);
+	feed(f, BT_A_QUEUE, BT_TC_READ, 12, DEV, 32, 4096, 5);
+	assert_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 13, DEV, 32, 4096, 5));
+	feed(f, BT_A_QUEUE, BT_TC_READ, 14, DEV, 16, 4096, 6);
+	assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_READ, 15, DEV, 16, 4096,
+			     6));
+	feed(f, BT_A_ISSUE, BT_TC_READ, 16, DEV, 8, 8192, 6);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 17, DEV, 0, 16384, 0);
+	feed(f, BT_A_COMPLETE, BT_TC_READ, 18, DEV, 8, 8192, 0);
+	assert_int_equal(f->got.n, 2);
+	assert_int_equal(f->got.rq[0].sector, 0);
+	assert_int_equal(f->got.rq[0].nbios, 4);
+	assert_int_equal(f->got.rq[0].bytes, 16384);
+	assert_int_equal(f->got.rq[1].sector, 8);
+	assert_int_equal(f->got.rq[1].nbios, 2);
+	assert_int_equal(f->got.rq[1].bytes, 8192);
+	fx_free(f);
+}
+
+/* Back merges going round more requests than are held out of the end map. */
+static void test_tracker_back_merges_round_many_requests(void **state)
+{
+	struct fx *f = fx_new(0, 0);
+	uint64_t t = 1, r, k;
+
+	(void)state;
+	for (r = 0; r < 7; r++) {
+		feed(f, BT_A_QUEUE, BT_TC_WRITE, t++, DEV, r * 1000, 4096, 5);
+		feed(f, BT_A_GETRQ, BT_TC_WRITE, t++, DEV, r * 1000, 4096, 5);
+	}
+	for (k = 1; k <= 3; k++)
+		for (r = 0; r < 7; r++) {
+			uint64_t s = r * 1000 + 8 + (k - 1) * 8 * (r + 1);
+			uint32_t n = 4096 * (uint32_t)(r + 1);
+
+			feed(f, BT_A_QUEUE, BT_TC_WRITE, t++, DEV, s, n, 5);
+			assert_non_null(feed(f, BT_A_BACKMERGE, BT_TC_WRITE, t++,
+					     DEV, s, n, 5));
+		}
+	for (r = 0; r < 7; r++) {
+		uint32_t bytes = 4096 + 3 * 4096 * (uint32_t)(r + 1);
+
+		feed(f, BT_A_INSERT, BT_TC_WRITE, t++, DEV, r * 1000, bytes, 5);
+		feed(f, BT_A_ISSUE, BT_TC_WRITE, t++, DEV, r * 1000, bytes, 5);
+		feed(f, BT_A_COMPLETE, BT_TC_WRITE, t++, DEV, r * 1000, bytes,
+		     0);
+		assert_int_equal(f->got.n, r + 1);
+		assert_int_equal(f->got.rq[r].nbios, 4);
+		assert_int_equal(f->got.rq[r].bytes, bytes);
+	}
+	fx_free(f);
+}
+
 static void test_tracker_front_merge_moves_start(void **state)
 {
 	struct fx *f = fx_new(0, 0);
@@ -506,6 +585,34 @@ static void test_tracker_never_completed_expires(void **state)
 	assert_int_equal(st.inflight, 0);
 	assert_int_equal(f->got.n, 3);
 	assert_true(f->got.rq[2].flags & BT_RQ_OPEN);
+	fx_free(f);
+}
+
+/*
+ * A request alone in flight, its events closer than the expiry but
+ * spanning more, stays; one whose last event came earlier than the one
+ * before it (another CPU's) expires from that event's time.
+ */
+static void test_tracker_lone_request_kept_by_its_events(void **state)
+{
+	struct fx *f = fx_new(1000 * US, 0);	/* 1 ms of trace time */
+
+	(void)state;
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 0, DEV, 8, 4096, 1);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 900, DEV, 8, 4096, 1);
+	feed(f, BT_A_INSERT, BT_TC_WRITE, 1800, DEV, 8, 4096, 1);
+	feed(f, BT_A_ISSUE, BT_TC_WRITE, 2700, DEV, 8, 4096, 1);
+	assert_non_null(feed(f, BT_A_COMPLETE, BT_TC_WRITE, 3600, DEV, 8,
+			     4096, 0));
+	assert_int_equal(f->got.n, 1);
+	assert_false(f->got.rq[0].flags & BT_RQ_EXPIRED);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 3700, DEV, 64, 4096, 1);
+	feed(f, BT_A_GETRQ, BT_TC_WRITE, 3600, DEV, 64, 4096, 1);
+	assert_int_equal(f->got.n, 1);
+	feed(f, BT_A_QUEUE, BT_TC_WRITE, 4650, DEV, 128, 4096, 1);
+	assert_int_equal(f->got.n, 2);
+	assert_true(f->got.rq[1].flags & BT_RQ_EXPIRED);
+	assert_int_equal(f->got.rq[1].sector, 64);
 	fx_free(f);
 }
 
@@ -1103,6 +1210,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracker_owner_is_first_queue),
 		cmocka_unit_test(test_tracker_back_merge_moves_end_key),
+		cmocka_unit_test(test_tracker_back_merge_shared_end),
+		cmocka_unit_test(test_tracker_back_merges_round_many_requests),
 		cmocka_unit_test(test_tracker_front_merge_moves_start),
 		cmocka_unit_test(test_tracker_requeue_goes_round_again),
 		cmocka_unit_test(test_tracker_split_makes_two_requests),
@@ -1113,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_tracker_direct_issue_without_insert),
 		cmocka_unit_test(test_tracker_partial_completion),
 		cmocka_unit_test(test_tracker_never_completed_expires),
+		cmocka_unit_test(test_tracker_lone_request_kept_by_its_events),
 		cmocka_unit_test(test_tracker_full_table_evicts_oldest),
 		cmocka_unit_test(test_tracker_memory_bounded_by_inflight),
 		cmocka_unit_test(test_tracker_index_grows_with_inflight),
