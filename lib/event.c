@@ -132,17 +132,7 @@ uint64_t bt_rwbs_zoned(const struct bt_event *e, uint64_t w)
 
 char *bt_event_rwbs(const struct bt_event *e, char *buf)
 {
-	uint64_t w = bt_rwbs_word(e);
-	/* Every letter is non-zero: the length is where the bytes end. */
-	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8;
-
-	/* BT_RWBS_LEN > 8: one store of all eight bytes, then the NUL. */
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	memcpy(buf, &w, 8);
-	buf[n] = '\0';
-	return buf;
+	return bt_rwbs_put(e, buf);
 }
 
 int bt_event_remap(const struct bt_event *e, struct bt_remap *out)

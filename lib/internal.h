@@ -125,6 +125,22 @@ static inline uint64_t bt_rwbs_word(const struct bt_event *e)
 	return w;
 }
 
+/* bt_event_rwbs(), inline for the tracker: the string into buf. */
+static inline char *bt_rwbs_put(const struct bt_event *e, char *buf)
+{
+	uint64_t w = bt_rwbs_word(e);
+	/* Every letter is non-zero: the length is where the bytes end. */
+	unsigned n = (unsigned)(71 - __builtin_clzll(w)) / 8;
+
+	/* BT_RWBS_LEN > 8: one store of all eight bytes, then the NUL. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(buf, &w, 8);
+	buf[n] = '\0';
+	return buf;
+}
+
 /* Big-endian loads: remap, split and unplug payloads are always BE. */
 static inline uint32_t bt_be32(const unsigned char *p)
 {

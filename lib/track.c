@@ -41,7 +41,6 @@
  * events of their Q.
  */
 #define NPEND		4
-#define RWBS_CACHE	8		/* a power of two */
 /*
  * Requests held out of the end map (tr->hot): with several processes
  * writing at once, back merges go round a few requests.
@@ -107,15 +106,6 @@ struct bt_tracker {
 	 */
 	uint32_t hot[NHOT];
 	uint32_t nhot;
-	/*
-	 * rwbs strings and ops by (category, bytes != 0): a request takes
-	 * them at its first event and at its D, from a few categories.
-	 */
-	struct {
-		uint64_t tag;		/* category << 2 | nonzero << 1 | 1 */
-		char s[BT_RWBS_LEN];	/* zero-padded */
-		char op;
-	} rwbs[RWBS_CACHE];
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
@@ -479,25 +469,11 @@ static int reserve(struct bt_tracker *tr)
 	return room(tr, START, tr->st.inflight + 1);
 }
 
-/*
- * x->rq.rwbs for ev, as bt_event_rwbs() writes it, and x->rq.op, when x
- * has just taken ev's category and bytes.
- */
-static inline void set_rwbs(struct bt_tracker *tr, struct ent *x,
-			    const struct bt_event *ev)
+/* x->rq.rwbs and x->rq.op when x has just taken ev's category and bytes. */
+static inline void set_rwbs(struct ent *x, const struct bt_event *ev)
 {
-	uint64_t tag = (uint64_t)ev->category << 2 | (ev->bytes != 0) << 1 | 1;
-	uint32_t h = (uint32_t)(tag * 0x9e3779b97f4a7c15ull >> 32) &
-		     (RWBS_CACHE - 1);
-
-	if (tr->rwbs[h].tag != tag) {
-		tr->rwbs[h].tag = tag;
-		memset(tr->rwbs[h].s, 0, sizeof(tr->rwbs[h].s));
-		bt_event_rwbs(ev, tr->rwbs[h].s);
-		tr->rwbs[h].op = op_of(ev->category, ev->bytes);
-	}
-	memcpy(x->rq.rwbs, tr->rwbs[h].s, sizeof(x->rq.rwbs));
-	x->rq.op = tr->rwbs[h].op;
+	bt_rwbs_put(ev, x->rq.rwbs);
+	x->rq.op = op_of(ev->category, ev->bytes);
 }
 
 static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
@@ -550,7 +526,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
 	x->rq.state = state;
 	x->cls = class_of(ev);
-	set_rwbs(tr, x, ev);
+	set_rwbs(x, ev);
 	age_append(tr, x);
 	if (++tr->st.inflight > tr->st.peak)
 		tr->st.peak = tr->st.inflight;
@@ -846,7 +822,7 @@ static struct bt_request *on_queue(struct bt_tracker *tr,
 		x->rq.bytes = x->remaining = ev->bytes;
 		x->rq.category = ev->category;
 		x->cls = class_of(ev);
-		set_rwbs(tr, x, ev);
+		set_rwbs(x, ev);
 		if (!x->rq.pid)
 			x->rq.pid = ev->pid;
 		if (ev->has_cgroup && !x->rq.cgroup)
@@ -1071,7 +1047,7 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	/* The driver's view wins: bytes and flags as dispatched. */
 	x->rq.bytes = x->remaining = ev->bytes;
 	x->rq.category = ev->category;
-	set_rwbs(tr, x, ev);
+	set_rwbs(x, ev);
 	reindex(tr, x);
 	replace_stale(tr, x, ev->time);
 	return &x->rq;
