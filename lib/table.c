@@ -257,41 +257,10 @@ static inline void blank_tsv(char *p, size_t n)
 			p[i] = ' ';
 }
 
-/* Append one cell's text, with the separator and any quoting. */
-static void cell(struct bt_table *t, const char *s, size_t n)
-{
-	if (t->fmt == BT_TABLE_HTML) {
-		html_cell(t, s, n, 0);
-		return;
-	}
-	sep(t);
-	if (t->fmt == BT_TABLE_JSON) {
-		/* "-" is how the text formats show a value that is absent. */
-		if (!n || (n == 1 && s[0] == '-'))
-			json_null(t);
-		else
-			json_string(t, s, n);
-		return;
-	}
-	if (t->fmt == BT_TABLE_CSV && needs_quotes(s, n)) {
-		/* Quoting at most doubles the text, plus two quotes. */
-		if (!reserve(t, 2 * n + 2))
-			return;
-		t->len += csv_write(t->row + t->len, t->cap - t->len, s, n);
-		return;
-	}
-	if (!reserve(t, n))
-		return;
-	memcpy(t->row + t->len, s, n);
-	if (t->fmt == BT_TABLE_TSV)
-		blank_tsv(t->row + t->len, n);
-	t->len += n;
-}
-
 /*
  * A text cell in TSV or CSV: 1 when written here, the separator and the
- * text in one reservation; 0 leaves it to cell() (JSON, HTML, a CSV field
- * that needs quotes, no memory).
+ * text in one reservation; 0 leaves it to the rest of cell() (JSON, HTML,
+ * a CSV field that needs quotes, no memory).
  */
 static inline int text_cell(struct bt_table *t, const char *s, size_t n)
 {
@@ -310,6 +279,32 @@ static inline int text_cell(struct bt_table *t, const char *s, size_t n)
 	t->len = (size_t)(p + n - t->row);
 	return 1;
 }
+
+/* Append one cell's text, with the separator and any quoting. */
+static void cell(struct bt_table *t, const char *s, size_t n)
+{
+	if (text_cell(t, s, n))
+		return;
+	if (t->fmt == BT_TABLE_HTML) {
+		html_cell(t, s, n, 0);
+		return;
+	}
+	sep(t);
+	if (t->fmt == BT_TABLE_JSON) {
+		/* "-" is how the text formats show a value that is absent. */
+		if (!n || (n == 1 && s[0] == '-'))
+			json_null(t);
+		else
+			json_string(t, s, n);
+		return;
+	}
+	/* What text_cell() left: a CSV field that needs quotes. */
+	if (t->fmt == BT_TABLE_CSV && needs_quotes(s, n) &&
+	    reserve(t, 2 * n + 2))
+		/* Quoting at most doubles the text, plus two quotes. */
+		t->len += csv_write(t->row + t->len, t->cap - t->len, s, n);
+}
+
 
 /* A cell that needs neither quoting nor blanking: numbers. */
 static void cell_raw(struct bt_table *t, const char *s, size_t n)
@@ -443,8 +438,7 @@ void bt_table_str(struct bt_table *t, const char *s)
 	if (!s)
 		s = "";
 	n = strlen(s);
-	if (!text_cell(t, s, n))
-		cell(t, s, n);
+	cell(t, s, n);
 }
 
 /*
