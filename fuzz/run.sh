@@ -19,7 +19,7 @@ mkdir -p "$OUT/corpus" "$OUT/seeds"
 "$CC" -g -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/include" \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	"$TOP/fuzz/fuzz_reader.c" "$TOP/lib/reader.c" "$TOP/lib/input.c" \
-	"$TOP/lib/reader_dup.c" "$TOP/lib/event.c" "$TOP/lib/comm.c" \
+	"$TOP/lib/reader_dup.c" "$TOP/lib/reader_rec.c" "$TOP/lib/event.c" "$TOP/lib/comm.c" \
 	"$TOP/lib/map.c" "$TOP/lib/array.c" \
 	-lz -o "$OUT/fuzz_reader"
 

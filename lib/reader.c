@@ -7,8 +7,9 @@
  * magic), and the 16-byte context prefix of tracefs captures.  Records are
  * checked before their lengths are trusted; the first bad one stops the
  * reader with its input, offset and a message.  Records that copy one
- * already read are dropped (reader_dup.c decides which), and PROCESS notes
- * fill a pid -> comm table.
+ * already read are dropped (reader_dup.c decides which), inputs of
+ * separate recordings are told apart at the start (reader_rec.c), and
+ * PROCESS notes fill a pid -> comm table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,11 +73,6 @@ int bt_reader_new(struct bt_reader **out)
 }
 
 /* ------------------------------------------------------------ records */
-
-static inline int magic_ok(uint32_t m)
-{
-	return (m & BT_MAGIC_MASK) == BT_MAGIC;
-}
 
 static inline int plausible(uint32_t act, uint32_t cat)
 {
@@ -253,40 +249,6 @@ static int detect(struct bt_reader *r, struct input *in)
 }
 
 /*
- * Decode the header at p (past any prefix).  swap and wide are constants
- * at each call site so the compiler makes one straight path per layout.
- */
-static inline __attribute__((always_inline)) void
-decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
-{
-	e->sequence = bt_ld32(p + BT_OFF_SEQUENCE, swap);
-	e->time = bt_ld64(p + BT_OFF_TIME, swap);
-	e->sector = bt_ld64(p + BT_OFF_SECTOR, swap);
-	e->bytes = bt_ld32(p + BT_OFF_BYTES, swap);
-	if (wide) {
-		uint64_t act = bt_ld64(p + BT_V8_ACTION, swap);
-
-		e->pid = bt_ld32(p + BT_V8_PID, swap);
-		e->action = (uint32_t)(act & 0xffff);
-		e->category = (uint32_t)(act >> 16);
-		e->dev = bt_ld32(p + BT_V8_DEVICE, swap);
-		e->cpu = bt_ld32(p + BT_V8_CPU, swap);
-		e->error = bt_ld16(p + BT_V8_ERROR, swap);
-		e->pdu_len = bt_ld16(p + BT_V8_PDU_LEN, swap);
-	} else {
-		uint32_t act = bt_ld32(p + BT_V7_ACTION, swap);
-
-		e->action = act & 0xffff;
-		e->category = act >> 16;
-		e->pid = bt_ld32(p + BT_V7_PID, swap);
-		e->dev = bt_ld32(p + BT_V7_DEVICE, swap);
-		e->cpu = bt_ld32(p + BT_V7_CPU, swap);
-		e->error = bt_ld16(p + BT_V7_ERROR, swap);
-		e->pdu_len = bt_ld16(p + BT_V7_PDU_LEN, swap);
-	}
-}
-
-/*
  * What every record gets once its header is decoded at p (past any
  * prefix) and its total bytes from start are in the window.
  */
@@ -300,18 +262,7 @@ finish(struct bt_reader *r, struct input *in, struct bt_event *e,
 	e->version = (uint8_t)ver;
 	e->offset = in->base + start;
 	e->input = in->index;
-	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
-	e->has_cgroup = 0;
-	e->cgroup = 0;
-	if (e->action & BT_A_CGROUP) {
-		e->action &= ~BT_A_CGROUP;
-		if (e->pdu_len >= 8) {
-			e->cgroup = bt_ld64(e->pdu, in->swap);
-			e->has_cgroup = 1;
-			e->pdu_len -= 8;
-			e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
-		}
-	}
+	bt_rec_payload(e, p + (hdr - in->ctx), in->swap);
 	in->pos = start + total;
 	r->st.bytes += total;
 	if (e->category & BT_TC_NOTIFY) {
@@ -528,181 +479,6 @@ sift_down(struct bt_reader *r, size_t i)
 
 /* --------------------------------------------------------- recordings */
 
-/*
- * What the head of an input says about its recording: the TIMESTAMP note
- * among its leading notes (wall clock at a trace time) and its first event.
- */
-struct head {
-	int has_ts, has_ev;
-	uint64_t ts_time;
-	uint32_t ts_sec, ts_nsec;
-	uint64_t ev_fp, ev_time;
-	uint32_t ev_dev, ev_cpu;
-};
-
-/* Decode the whole record at pos of the window, as advance() would. */
-static int peek_record(const struct input *in, size_t pos, struct bt_event *e)
-{
-	const unsigned char *p = in->data + pos + in->ctx;
-	size_t avail = in->end - pos, hdr;
-	uint32_t m;
-	int wide;
-
-	if (avail < in->ctx + BT_HDR_V7)
-		return 0;
-	m = bt_ld32(p, in->swap);
-	if (!magic_ok(m))
-		return 0;
-	wide = (m & 0xff) == BT_VERSION_8 || in->wide7;
-	hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7);
-	if (avail < hdr)
-		return 0;
-	decode(e, p, in->swap, wide);
-	if (avail < hdr + e->pdu_len)
-		return 0;
-	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
-	e->has_cgroup = 0;
-	e->cgroup = 0;
-	if ((e->action & BT_A_CGROUP) && e->pdu_len >= 8) {
-		e->action &= ~BT_A_CGROUP;
-		e->cgroup = bt_ld64(e->pdu, in->swap);
-		e->has_cgroup = 1;
-		e->pdu_len -= 8;
-		e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
-	}
-	return (int)(hdr + e->pdu_len);
-}
-
-/* Look at the records already in the input's window, consuming none. */
-static void scan_head(const struct input *in, struct head *h)
-{
-	struct bt_event t;
-	const struct bt_event *e = &in->ev;
-	size_t pos = in->pos;
-	int swap = 0;		/* in->ev's TIMESTAMP is in host order */
-
-	memset(h, 0, sizeof(*h));
-	for (int n = 0; n < 4096; n++) {
-		if (!bt_event_is_note(e)) {
-			h->has_ev = 1;
-			h->ev_fp = bt_dup_fingerprint(e);
-			h->ev_time = e->time;
-			h->ev_dev = e->dev;
-			h->ev_cpu = e->cpu;
-			return;
-		}
-		if (e->action == BT_N_TIMESTAMP && e->pdu_len >= 8 &&
-		    !h->has_ts) {
-			h->has_ts = 1;
-			h->ts_time = e->time;
-			h->ts_sec = bt_ld32(e->pdu, swap);
-			h->ts_nsec = bt_ld32(e->pdu + 4, swap);
-		}
-		int len = peek_record(in, pos, &t);
-
-		if (!len)
-			return;
-		pos += (size_t)len;
-		e = &t;
-		swap = in->swap;
-	}
-}
-
-/* 1: separate recordings, 0: the same one (copies), -1: cannot tell. */
-static int separate(const struct head *a, const struct head *b)
-{
-	if (a->has_ts && b->has_ts)
-		return a->ts_time != b->ts_time || a->ts_sec != b->ts_sec ||
-		       a->ts_nsec != b->ts_nsec;
-	if (a->has_ev && b->has_ev) {
-		if (a->ev_fp == b->ev_fp)
-			return 0;
-		/* Per-CPU files of one recording start on different CPUs. */
-		if (a->ev_dev == b->ev_dev && a->ev_cpu == b->ev_cpu)
-			return 1;
-	}
-	return -1;
-}
-
-static void shift_input(struct input *in, uint64_t shift)
-{
-	in->shift = shift;
-	in->ev.time += shift;
-}
-
-/*
- * Inputs given together are one recording (a per-CPU set, copies), or
- * several.  Separate recordings are merged by absolute time when each
- * carries a TIMESTAMP note, else read one after the other.  Inputs with
- * no record are left out (heads[i].has_ev and has_ts both 0).
- */
-static int group_recordings(struct bt_reader *r, const struct head *heads,
-			    const int *live)
-{
-	uint16_t *rep = calloc(r->nin, sizeof(*rep));
-	const struct head **ts = calloc(r->nin, sizeof(*ts));
-	uint16_t n = 0, k;
-	int all_ts = 1;
-	int64_t base = INT64_MAX, *abs_ns;
-
-	if (!rep || !ts) {
-		free(rep);
-		free(ts);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < r->nin; i++) {
-		struct input *in = r->in[i];
-
-		size_t j = i;
-
-		if (!live[i])
-			continue;
-		/* A per-CPU set's files are added together: look back. */
-		while (j-- > 0 && r->in[j]->set == in->set && !live[j])
-			;
-		if (j < i && r->in[j]->set == in->set && live[j]) {
-			in->rec = r->in[j]->rec;
-		} else {
-			for (k = 0; k < n; k++)
-				if (separate(&heads[rep[k]], &heads[i]) != 1)
-					break;
-			if (k == n && n < UINT16_MAX) {
-				rep[n++] = (uint16_t)i;
-				if (n <= 3)
-					r->rec_in[n - 1] = (uint16_t)i;
-			}
-			in->rec = k < n ? k : 0;
-		}
-		if (heads[i].has_ts && !ts[in->rec])
-			ts[in->rec] = &heads[i];
-	}
-	r->nrec = n;
-	for (k = 0; k < n; k++)
-		all_ts &= ts[k] != NULL;
-	abs_ns = n > 1 && all_ts ? calloc(n, sizeof(*abs_ns)) : NULL;
-	if (abs_ns) {
-		r->rec_abs = 1;
-		for (k = 0; k < n; k++) {
-			abs_ns[k] = (int64_t)ts[k]->ts_sec * 1000000000 +
-				    ts[k]->ts_nsec - (int64_t)ts[k]->ts_time;
-			if (abs_ns[k] < base)
-				base = abs_ns[k];
-		}
-		for (size_t i = 0; i < r->nin; i++)
-			if (live[i])
-				shift_input(r->in[i],
-					    (uint64_t)(abs_ns[r->in[i]->rec] - base));
-	} else if (n > 1 && all_ts) {
-		free(rep);
-		free(ts);
-		return -ENOMEM;
-	}
-	free(abs_ns);
-	free(rep);
-	free(ts);
-	return 0;
-}
-
 /* One after the other: the next recording's inputs join the merge. */
 static int next_recording(struct bt_reader *r)
 {
@@ -738,7 +514,7 @@ static int next_recording(struct bt_reader *r)
 
 static int prime(struct bt_reader *r)
 {
-	struct head *heads = NULL;
+	struct rec_head *heads = NULL;
 	int *live = NULL;
 	size_t i;
 	int rc;
@@ -759,12 +535,12 @@ static int prime(struct bt_reader *r)
 		if (rc < 0)
 			goto out;
 		if (rc && heads) {
-			scan_head(r->in[i], &heads[i]);
+			bt_rec_scan_head(r->in[i], &heads[i]);
 			live[i] = 1;
 		}
 		r->in[i]->pending = rc > 0;
 	}
-	rc = heads ? group_recordings(r, heads, live) : 0;
+	rc = heads ? bt_rec_group(r, heads, live) : 0;
 	if (rc < 0) {
 		rc = bt_reader_fail(r, r->in[0], 0, rc, "out of memory");
 		goto out;

@@ -262,4 +262,96 @@ int bt_dup_unsequenced(struct bt_reader *r, struct input *in,
 /* A record's fingerprint: every field and the payload. */
 uint64_t bt_dup_fingerprint(const struct bt_event *e);
 
+/* ------------------------------------ decoding, shared with reader_rec.c */
+
+static inline int magic_ok(uint32_t m)
+{
+	return (m & BT_MAGIC_MASK) == BT_MAGIC;
+}
+
+/*
+ * Decode the header at p (past any prefix).  swap and wide are constants
+ * at each call site so the compiler makes one straight path per layout.
+ */
+static inline __attribute__((always_inline)) void
+decode(struct bt_event *e, const unsigned char *p, int swap, int wide)
+{
+	e->sequence = bt_ld32(p + BT_OFF_SEQUENCE, swap);
+	e->time = bt_ld64(p + BT_OFF_TIME, swap);
+	e->sector = bt_ld64(p + BT_OFF_SECTOR, swap);
+	e->bytes = bt_ld32(p + BT_OFF_BYTES, swap);
+	if (wide) {
+		uint64_t act = bt_ld64(p + BT_V8_ACTION, swap);
+
+		e->pid = bt_ld32(p + BT_V8_PID, swap);
+		e->action = (uint32_t)(act & 0xffff);
+		e->category = (uint32_t)(act >> 16);
+		e->dev = bt_ld32(p + BT_V8_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V8_CPU, swap);
+		e->error = bt_ld16(p + BT_V8_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V8_PDU_LEN, swap);
+	} else {
+		uint32_t act = bt_ld32(p + BT_V7_ACTION, swap);
+
+		e->action = act & 0xffff;
+		e->category = act >> 16;
+		e->pid = bt_ld32(p + BT_V7_PID, swap);
+		e->dev = bt_ld32(p + BT_V7_DEVICE, swap);
+		e->cpu = bt_ld32(p + BT_V7_CPU, swap);
+		e->error = bt_ld16(p + BT_V7_ERROR, swap);
+		e->pdu_len = bt_ld16(p + BT_V7_PDU_LEN, swap);
+	}
+}
+
+/*
+ * The payload of a decoded record: at pdu (pdu_len bytes), less the
+ * cgroup id in front of it when the action carries BT_A_CGROUP.
+ */
+static inline void bt_rec_payload(struct bt_event *e, const unsigned char *pdu,
+				  int swap)
+{
+	e->pdu = e->pdu_len ? pdu : NULL;
+	e->has_cgroup = 0;
+	e->cgroup = 0;
+	if (e->action & BT_A_CGROUP) {
+		e->action &= ~BT_A_CGROUP;
+		if (e->pdu_len >= 8) {
+			e->cgroup = bt_ld64(e->pdu, swap);
+			e->has_cgroup = 1;
+			e->pdu_len -= 8;
+			e->pdu = e->pdu_len ? e->pdu + 8 : NULL;
+		}
+	}
+}
+
+/* Separate recordings' times: shift ns added to every time of the input. */
+static inline void shift_input(struct input *in, uint64_t shift)
+{
+	in->shift = shift;
+	in->ev.time += shift;
+}
+
+/* lib/reader_rec.c: which inputs are separate recordings, at the start. */
+/*
+ * What the head of an input says about its recording: the TIMESTAMP note
+ * among its leading notes (wall clock at a trace time) and its first event.
+ */
+struct rec_head {
+	int has_ts, has_ev;
+	uint64_t ts_time;
+	uint32_t ts_sec, ts_nsec;
+	uint64_t ev_fp, ev_time;
+	uint32_t ev_dev, ev_cpu;
+};
+
+/* What the records already in the input's window say, consuming none. */
+void bt_rec_scan_head(const struct input *in, struct rec_head *h);
+/*
+ * Sets each live input's rec (recording), r->nrec, r->rec_in and, when
+ * every recording has a TIMESTAMP note, r->rec_abs with each input's
+ * shift.  0 or -ENOMEM.
+ */
+int bt_rec_group(struct bt_reader *r, const struct rec_head *heads,
+		 const int *live);
+
 #endif /* BTKIT_READER_INT_H */
