@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot_int.h - what lib/plot.c and lib/plot_render.c share: the binning
+ * plot_int.h - what lib/plot.c and the renderers (plot_render.c and a
+ * file per picture kind, plot_draw.h) share: the binning
  * grid behind every picture and the accumulated data of one trace.  The
  * grid has a fixed number of time columns that merge pairwise when a time
  * falls past the last one (the column width doubles), and optionally value

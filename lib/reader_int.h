@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader_int.h - what reader.c and input.c share and nobody else: the
+ * reader_int.h - what the reader's files share and nobody else: the
  * reader object and its inputs, each a byte source (input.c) that
- * reader.c cuts into records and merges.
+ * reader.c cuts into records and merges, with the record decoding that
+ * reader_rec.c (recordings) uses too and the duplicate check of
+ * reader_dup.c.
  */
 #ifndef BTKIT_READER_INT_H
 #define BTKIT_READER_INT_H
