@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track_int.h - the request tracker's store, for lib/track.c alone: the
+ * pool of entries and the tracker object, and how an entry is found by
+ * key -- the start and end maps with their chains of same-key entries,
+ * the few new bios and merge targets held out of them while their next
+ * events follow, and the age list the oldest entry is expired or evicted
+ * from.  track.c holds what each event does to a request.  Its
+ * functions are static, as in track.c, which alone includes it: the
+ * compiler inlines them as it did there.
+ */
+#ifndef BTKIT_TRACK_INT_H
+#define BTKIT_TRACK_INT_H
+
+#include <stdint.h>
+#include "internal.h"
+
+/*
+ * Qs waiting for their M or G outside the start map: with several
+ * processes queueing at once, 96% of the bios' M or G come within three
+ * events of their Q.
+ */
+#define NPEND		4
+/*
+ * Requests held out of the end map (tr->hot): with several processes
+ * writing at once, back merges go round a few requests.
+ */
+#define NHOT		4
+
+/* Internal state before BT_RQS_QUEUED: a remap (A) waiting for its Q. */
+#define RQS_MARK	0
+
+struct ent {
+	struct bt_request rq;
+	uint64_t skey;		/* sectors: key in the start index */
+	uint64_t end;		/* sectors: key in the end index */
+	uint64_t seq;		/* creation order, for oldest-first ties */
+	uint64_t d_sector;	/* sectors: start when dispatched */
+	uint64_t front_t;	/* ns: latest front merge before the I */
+	uint32_t remaining;	/* bytes not yet completed */
+	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	uint32_t link[2];	/* next entry at the same start (0) or end (1)
+				   key, index + 1, 0 = none */
+	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
+	uint8_t in_start;
+	uint8_t in_end;		/* 1 in the end map, 2 held out (tr->hot) */
+	uint8_t pend;		/* in tr->pend, not in the start map */
+	uint8_t cls;		/* class_of() of the event that made it */
+};
+
+struct bt_tracker {
+	struct bt_tracker_opts o;
+	struct ent *pool;
+	uint32_t cap, used;	/* pool entries handed out at least once */
+	uint32_t free;		/* free list through ent.next, index + 1 */
+	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
+	uint32_t head, tail;	/* age list: oldest at head */
+	/*
+	 * ns: the head expires after this (its last + expire_ns, at most
+	 * UINT64_MAX; UINT64_MAX when the list is empty), kept with the
+	 * head so that an event tests one time, not the head entry.
+	 */
+	uint64_t deadline;
+	uint64_t seq;
+	/*
+	 * Entries of the last Qs (and remaps' marks) that were alone at
+	 * their sector, not yet in the start map, oldest first.  Their Q,
+	 * M or G comes a few events later and takes them without a probe,
+	 * and a merged bio never enters the map at all.  Anything else that
+	 * looks at or puts an entry at such a sector first puts the pending
+	 * one in, so every lookup sees the map it always saw.
+	 */
+	struct {
+		uint64_t sector;
+		uint32_t dev;
+		uint32_t e;		/* index + 1 */
+	} pend[NPEND];
+	uint32_t npend;
+	/*
+	 * The last back merges' requests (index + 1), oldest first, held
+	 * out of the end map: their next bios, which usually merge into
+	 * them too, move their ends without taking a key out of the map
+	 * and putting it back.  A lookup at an end weighs the ones there
+	 * with whatever the map holds at it, and a request taking a back
+	 * merge while all are held puts the oldest in.
+	 */
+	uint32_t hot[NHOT];
+	uint32_t nhot;
+	uint32_t nsame;		/* entries at the key of the last lookup */
+	uint32_t others;	/* of them, besides get_or_new()'s request */
+	struct bt_tracker_stats st;
+};
+
+enum { START, END };
+
+static inline uint64_t ent_key(const struct ent *x, int which)
+{
+	return which == START ? x->skey : x->end;
+}
+
+/*
+ * Put e at its key, ahead of the entries already there: one probe (room
+ * was reserved: the start map for every entry, the end map for one key
+ * more at each event).
+ */
+static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	tr->pool[e].link[which] = bt_map_swap_reserved(&tr->idx[which], dev,
+							key, e + 1);
+}
+
+/* Take e out of the chain at slot s, the slot of its key. */
+static void idx_remove_at(struct bt_tracker *tr, int which,
+			  struct bt_map_slot *s, uint32_t e)
+{
+	uint32_t next = tr->pool[e].link[which], *p;
+
+	if (s->val == e + 1) {
+		if (next)
+			s->val = next;
+		else
+			bt_map_del_slot(&tr->idx[which], s);
+		return;
+	}
+	for (p = &tr->pool[s->val - 1].link[which]; *p;
+	     p = &tr->pool[*p - 1].link[which])
+		if (*p == e + 1) {
+			*p = next;
+			return;
+		}
+}
+
+static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
+		       uint64_t key, uint32_t e)
+{
+	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
+
+	if (s)
+		idx_remove_at(tr, which, s, e);
+}
+
+static inline void reindex(struct bt_tracker *tr, struct ent *x);
+
+/* Take pending entry i out of tr->pend. */
+static void pend_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->pool[tr->pend[i].e - 1].pend = 0;
+	tr->npend--;
+	for (; i < tr->npend; i++)
+		tr->pend[i] = tr->pend[i + 1];
+}
+
+/* Put pending entry i in the start map, where it would have been. */
+static void unpend(struct bt_tracker *tr, uint32_t i)
+{
+	struct ent *x = &tr->pool[tr->pend[i].e - 1];
+
+	pend_cut(tr, i);
+	reindex(tr, x);
+}
+
+/* The index in tr->pend of the pending entry at a key, or -1. */
+static inline int pend_find(const struct bt_tracker *tr, uint32_t dev,
+			    uint64_t key)
+{
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].sector == key && tr->pend[i].dev == dev)
+			return (int)i;
+	return -1;
+}
+
+/* Before the start map is read or written at a key: its pending entry. */
+static inline void unpend_key(struct bt_tracker *tr, uint32_t dev,
+			      uint64_t key)
+{
+	int i = pend_find(tr, dev, key);
+
+	if (i >= 0)
+		unpend(tr, (uint32_t)i);
+}
+
+/*
+ * x (a new Q's bio or a remap's mark) is alone at its start key: keep it
+ * out of the start map until something else needs that key.
+ */
+static void pend_push(struct bt_tracker *tr, struct ent *x)
+{
+	if (tr->npend == NPEND)
+		unpend(tr, 0);
+	tr->pend[tr->npend].sector = x->rq.sector;
+	tr->pend[tr->npend].dev = x->rq.dev;
+	tr->pend[tr->npend++].e = (uint32_t)(x - tr->pool) + 1;
+	x->pend = 1;
+}
+
+static void forget_pend(struct bt_tracker *tr, const struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	for (uint32_t i = 0; i < tr->npend; i++)
+		if (tr->pend[i].e == e) {
+			pend_cut(tr, i);
+			return;
+		}
+}
+
+/* Take held-out entry i out of tr->hot. */
+static void hot_cut(struct bt_tracker *tr, uint32_t i)
+{
+	tr->nhot--;
+	for (; i < tr->nhot; i++)
+		tr->hot[i] = tr->hot[i + 1];
+}
+
+/* x leaves the end map, or stops being held out of it. */
+static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
+{
+	if (x->in_end == 2) {
+		for (uint32_t i = 0; i < tr->nhot; i++)
+			if (tr->hot[i] == e + 1) {
+				hot_cut(tr, i);
+				break;
+			}
+	} else {
+		idx_remove(tr, END, x->rq.dev, x->end, e);
+	}
+	x->in_end = 0;
+}
+
+/* x, just out of the end map, is held out in its place. */
+static void hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
+{
+	if (tr->nhot == NHOT) {
+		/* The oldest goes into the end map, at its current end. */
+		struct ent *h = &tr->pool[tr->hot[0] - 1];
+
+		idx_insert(tr, END, h->rq.dev, h->end, tr->hot[0] - 1);
+		h->in_end = 1;
+		hot_cut(tr, 0);
+	}
+	tr->hot[tr->nhot++] = e + 1;
+	x->in_end = 2;
+}
+
+static void unindex(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool);
+
+	if (x->in_start)
+		idx_remove(tr, START, x->rq.dev, x->skey, e);
+	if (x->in_end)
+		end_remove(tr, x, e);
+	x->in_start = 0;
+}
+
+/*
+ * (Re)index x by its current start and, while it can merge, its end; keys
+ * are kept apart (skey, end) because callers move rq.sector first.  Most
+ * events move no key: G, I and D of a request keep its place.
+ */
+static inline __attribute__((always_inline)) void
+reindex(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool);
+	int want_end = x->rq.state >= BT_RQS_GOT &&
+		       x->rq.state <= BT_RQS_INSERTED;
+	uint64_t end = x->rq.sector + (x->remaining >> 9);
+
+	if (!x->in_start || x->skey != x->rq.sector) {
+		if (x->in_start)
+			idx_remove(tr, START, x->rq.dev, x->skey, e);
+		unpend_key(tr, x->rq.dev, x->rq.sector);
+		x->skey = x->rq.sector;
+		idx_insert(tr, START, x->rq.dev, x->skey, e);
+		x->in_start = 1;
+	}
+	/* A held-out end moves with no map work. */
+	if (x->in_end && (!want_end || (x->end != end && x->in_end == 1)))
+		end_remove(tr, x, e);
+	x->end = end;
+	/* A request opening to merges is held out first: its M comes soon. */
+	if (want_end && !x->in_end)
+		hot_push(tr, x, e);
+}
+
+/* When e's last event makes it expire (the sum, saturated). */
+static inline uint64_t deadline_of(const struct bt_tracker *tr, uint32_t e)
+{
+	uint64_t last = tr->pool[e - 1].rq.last;
+
+	return last > UINT64_MAX - tr->o.expire_ns ? UINT64_MAX :
+						    last + tr->o.expire_ns;
+}
+
+static inline __attribute__((always_inline)) void
+age_unlink(struct bt_tracker *tr, struct ent *x)
+{
+	if (x->prev) {
+		tr->pool[x->prev - 1].next = x->next;
+	} else {
+		tr->head = x->next;
+		tr->deadline = x->next ? deadline_of(tr, x->next) : UINT64_MAX;
+	}
+	if (x->next)
+		tr->pool[x->next - 1].prev = x->prev;
+	else
+		tr->tail = x->prev;
+	x->prev = x->next = 0;
+}
+
+static inline __attribute__((always_inline)) void
+age_append(struct bt_tracker *tr, struct ent *x)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	x->prev = tr->tail;
+	x->next = 0;
+	if (tr->tail) {
+		tr->pool[tr->tail - 1].next = e;
+	} else {
+		tr->head = e;
+		tr->deadline = deadline_of(tr, e);
+	}
+	tr->tail = e;
+}
+
+static inline __attribute__((always_inline)) void
+touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
+{
+	uint32_t e = (uint32_t)(x - tr->pool) + 1;
+
+	x->rq.last = t;
+	if (tr->tail != e) {
+		age_unlink(tr, x);
+		age_append(tr, x);
+	} else if (tr->head == e) {
+		/* Alone on the list: it stays the head, with a new time. */
+		tr->deadline = deadline_of(tr, e);
+	}
+}
+
+#endif /* BTKIT_TRACK_INT_H */
