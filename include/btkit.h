@@ -1691,5 +1691,20 @@ int bt_replay_worker_owner(const struct bt_reader *r, struct bt_event *ev);
 int bt_replay_names(struct bt_replay *rp, const struct bt_reader *orig,
 		    const struct bt_reader *cap, const uint32_t *pids,
 		    size_t npids, unsigned char **buf, size_t *len);
+/*
+ * The capture of rp's last run, in the file open at fd (name for
+ * messages), as recording label of d: read from its start twice, first
+ * for its processes' names (bt_replay_names()), then for its events,
+ * with io_uring workers' I/O counted as their threads'
+ * (bt_replay_worker_owner(); *punted: the bios so counted).  0, -ENOMEM,
+ * -errno of the seek, or the reader's error when the capture cannot be
+ * read: then *failed is that reader, after the recording was ended, for
+ * the caller to report (bt_reader_error(), bt_reader_warning()) and
+ * free; else *failed is NULL.
+ */
+int bt_replay_capture_diff(struct bt_replay *rp, const struct bt_reader *orig,
+			   int fd, const char *name, struct bt_diff *d,
+			   const char *label, uint64_t *punted,
+			   struct bt_reader **failed);
 
 #endif /* BTKIT_H */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define RANGE_LEN	96
@@ -396,4 +397,93 @@ int bt_replay_names(struct bt_replay *rp, const struct bt_reader *orig,
 	*buf = out;
 	*len = n;
 	return 0;
+}
+
+/* A reader of the capture at fd, from its start. */
+static int reopen(int fd, const char *name, struct bt_reader **out)
+{
+	int rc;
+
+	*out = NULL;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	rc = bt_reader_new(out);
+	if (!rc && (rc = bt_reader_add_fd(*out, fd, name)) < 0) {
+		bt_reader_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/*
+ * The first pass: the pids the capture names, and a reader of their
+ * names as bt_replay_names() corrects them (*names NULL when none; *buf
+ * holds its bytes).
+ */
+static int capture_names(struct bt_replay *rp, const struct bt_reader *orig,
+			 int fd, const char *name, struct bt_reader **names,
+			 unsigned char **buf)
+{
+	struct bt_reader *r;
+	uint32_t *pids = NULL;
+	size_t n = 0, cap = 0, len = 0;
+	struct bt_event ev;
+	int rc = reopen(fd, name, &r);
+
+	*names = NULL;
+	*buf = NULL;
+	while (!rc && bt_reader_next(r, &ev) > 0) {
+		if (!bt_event_is_note(&ev) || ev.action != BT_N_PROCESS)
+			continue;
+		rc = bt_array_room(&pids, &cap, n, sizeof(*pids), 64);
+		if (!rc)
+			pids[n++] = ev.pid;
+	}
+	if (!rc)
+		rc = bt_replay_names(rp, orig, r, pids, n, buf, &len);
+	if (!rc && len && (rc = bt_reader_new(names)) == 0 &&
+	    (rc = bt_reader_add_mem(*names, *buf, len, "names")) == 0)
+		while (bt_reader_next(*names, &ev) > 0)
+			;
+	free(pids);
+	bt_reader_free(r);
+	return rc;
+}
+
+int bt_replay_capture_diff(struct bt_replay *rp, const struct bt_reader *orig,
+			   int fd, const char *name, struct bt_diff *d,
+			   const char *label, uint64_t *punted,
+			   struct bt_reader **failed)
+{
+	struct bt_reader *r = NULL, *names = NULL;
+	unsigned char *buf = NULL;
+	struct bt_event ev;
+	int rc, rd = 0;
+
+	*punted = 0;
+	*failed = NULL;
+	rc = capture_names(rp, orig, fd, name, &names, &buf);
+	if (!rc)
+		rc = reopen(fd, name, &r);
+	if (!rc)
+		rc = bt_diff_begin(d, label, names);
+	if (!rc) {
+		while ((rd = bt_reader_next(r, &ev)) > 0) {
+			if (bt_replay_worker_owner(r, &ev))
+				*punted += ev.action == BT_A_QUEUE;
+			if ((rc = bt_diff_feed(d, &ev)) < 0)
+				break;
+		}
+		if (!rc)
+			rc = bt_diff_end(d);
+	}
+	if (!rc && rd < 0) {
+		*failed = r;
+		r = NULL;
+		rc = rd;
+	}
+	bt_reader_free(r);
+	bt_reader_free(names);
+	free(buf);
+	return rc;
 }

@@ -768,62 +768,13 @@ static const char *capture_name(const struct replay *x, size_t k, char *buf,
 	return buf;
 }
 
-/* The capture being read back, from its start. */
-static struct bt_reader *reopen_capture(struct replay *x)
-{
-	struct bt_reader *r;
-
-	if (lseek(x->cap_fd, 0, SEEK_SET) < 0 || bt_reader_new(&r) < 0 ||
-	    bt_reader_add_fd(r, x->cap_fd, x->cap_path) < 0)
-		tool_nomem(&x->o);
-	return r;
-}
-
-/*
- * A first pass over the capture: the pids it names, and a reader of their
- * names as bt_replay_names() corrects them (NULL when there are none; buf
- * holds its bytes).
- */
-static struct bt_reader *capture_names(struct replay *x, unsigned char **buf)
-{
-	struct bt_reader *r = reopen_capture(x), *names = NULL;
-	uint32_t *pids = NULL, *grown;
-	size_t n = 0, cap = 0, len;
-	struct bt_event ev;
-
-	while (bt_reader_next(r, &ev) > 0) {
-		if (!bt_event_is_note(&ev) || ev.action != BT_N_PROCESS)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = realloc(pids, cap * sizeof(*pids));
-			if (!grown)
-				tool_nomem(&x->o);
-			pids = grown;
-		}
-		pids[n++] = ev.pid;
-	}
-	if (bt_replay_names(x->rp, x->r, r, pids, n, buf, &len) < 0)
-		tool_nomem(&x->o);
-	if (len && (bt_reader_new(&names) < 0 ||
-		    bt_reader_add_mem(names, *buf, len, "names") < 0))
-		tool_nomem(&x->o);
-	while (names && bt_reader_next(names, &ev) > 0)
-		;
-	free(pids);
-	bt_reader_free(r);
-	return names;
-}
-
 /* The capture of run k as recording k of the comparison. */
 static int read_capture(struct replay *x, size_t k)
 {
 	struct compare *c = &x->cmp;
 	char label[LABEL_LEN + 16];
-	struct bt_reader *r, *names;
-	unsigned char *buf = NULL;
-	struct bt_event ev;
-	uint64_t punted = 0;
+	struct bt_reader *bad;
+	uint64_t punted;
 	int rc;
 
 	if (c->repeat > 1)
@@ -831,31 +782,22 @@ static int read_capture(struct replay *x, size_t k)
 			 k / c->n + 1);
 	else
 		snprintf(label, sizeof(label), "%s", c->label[k % c->n]);
-	names = capture_names(x, &buf);
-	r = reopen_capture(x);
-	if (bt_diff_begin(c->diff, label, names) < 0)
-		tool_nomem(&x->o);
-	while ((rc = bt_reader_next(r, &ev)) > 0) {
-		if (bt_replay_worker_owner(r, &ev))
-			punted += ev.action == BT_A_QUEUE;
-		if (bt_diff_feed(c->diff, &ev) < 0)
-			tool_nomem(&x->o);
-	}
-	if (bt_diff_end(c->diff) < 0)
+	rc = bt_replay_capture_diff(x->rp, x->r, x->cap_fd, x->cap_path, c->diff,
+				    label, &punted, &bad);
+	if (rc == -ENOMEM)
 		tool_nomem(&x->o);
 	if (punted)
 		fprintf(stderr, "%s: run %zu: %" PRIu64 " bios were queued by "
 			"io_uring workers (iou-wrk-TID) for replay threads: "
 			"counted as those threads'\n", x->o.prog, k + 1, punted);
 	if (rc < 0) {
-		tool_warnings(&x->o, r);
+		if (bad)
+			tool_warnings(&x->o, bad);
 		fprintf(stderr, "%s: %s: cannot read the capture of run %zu: %s\n",
 			x->o.prog, x->cap_path, k + 1, strerror(-rc));
 		c->bad_capture = 1;
+		bt_reader_free(bad);
 	}
-	bt_reader_free(r);
-	bt_reader_free(names);
-	free(buf);
 	return 0;
 }
 

@@ -262,6 +262,44 @@ static void test_replay_worker_owner_is_the_submitter(void **state)
 }
 
 /*
+ * A replay of one read by pid 10 ("postgres"), run against a scratch file
+ * at *fd; *orig is the trace's reader, t its bytes.  Skips where io_uring
+ * is not allowed.
+ */
+static struct bt_replay *replayed(struct tb *t, struct bt_reader **orig,
+				  int *fd)
+{
+	char path[] = "/tmp/test_replay_names.XXXXXX";
+	struct bt_replay_opts o = { 1.0, 1 };
+	struct bt_replay *rp;
+	struct bt_event e;
+	int rc;
+
+	*fd = mkstemp(path);
+	assert_true(*fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(*fd, 1 << 20), 0);
+	tb_init(t, 0, 0);
+	put(t, 1, BT_N_PROCESS, BT_TC_NOTIFY, 10, 0, 0, "postgres");
+	put(t, 10, BT_A_QUEUE, BT_TC_READ, 10, 8, 4096, NULL);
+	assert_int_equal(bt_reader_new(orig), 0);
+	assert_int_equal(bt_reader_add_mem(*orig, t->buf, t->len, "orig"), 0);
+	assert_int_equal(bt_replay_new(&rp, NULL), 0);
+	while ((rc = bt_reader_next(*orig, &e)) > 0)
+		assert_int_equal(bt_replay_feed(rp, &e), 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(bt_replay_loaded(rp), 1);
+	assert_int_equal(bt_replay_target(rp, 0, *fd, 0), 0);
+	rc = bt_replay_run(rp, &o);
+	if (rc == -ENOSYS || rc == -EPERM) {
+		close(*fd);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	return rp;
+}
+
+/*
  * After a run, the replay thread of traced pid 10 ("postgres") has some
  * tid; a capture whose notes call that tid "cc1" (a stale name) and pid
  * 7 "kworker/0:1" gets names saying "postgres" for the tid, the kworker
@@ -269,8 +307,6 @@ static void test_replay_worker_owner_is_the_submitter(void **state)
  */
 static void test_replay_names_correct_the_threads(void **state)
 {
-	char path[] = "/tmp/test_replay_names.XXXXXX";
-	struct bt_replay_opts o = { 1.0, 1 };
 	struct bt_replay *rp;
 	struct bt_reader *orig, *cap, *names;
 	struct bt_replay_proc p;
@@ -279,29 +315,10 @@ static void test_replay_names_correct_the_threads(void **state)
 	unsigned char *buf;
 	uint32_t pids[3];
 	size_t len;
-	int fd = mkstemp(path), rc;
+	int fd, rc;
 
 	(void)state;
-	assert_true(fd >= 0);
-	unlink(path);
-	assert_int_equal(ftruncate(fd, 1 << 20), 0);
-	tb_init(&t, 0, 0);
-	put(&t, 1, BT_N_PROCESS, BT_TC_NOTIFY, 10, 0, 0, "postgres");
-	put(&t, 10, BT_A_QUEUE, BT_TC_READ, 10, 8, 4096, NULL);
-	assert_int_equal(bt_reader_new(&orig), 0);
-	assert_int_equal(bt_reader_add_mem(orig, t.buf, t.len, "orig"), 0);
-	assert_int_equal(bt_replay_new(&rp, NULL), 0);
-	while ((rc = bt_reader_next(orig, &e)) > 0)
-		assert_int_equal(bt_replay_feed(rp, &e), 0);
-	assert_int_equal(rc, 0);
-	assert_int_equal(bt_replay_loaded(rp), 1);
-	assert_int_equal(bt_replay_target(rp, 0, fd, 0), 0);
-	rc = bt_replay_run(rp, &o);
-	if (rc == -ENOSYS || rc == -EPERM) {
-		close(fd);
-		skip();
-	}
-	assert_int_equal(rc, 0);
+	rp = replayed(&t, &orig, &fd);
 	bt_replay_proc_get(rp, 0, &p);
 	assert_true(p.tid != 0);
 	tb_init(&c, 0, 0);
@@ -334,6 +351,76 @@ static void test_replay_names_correct_the_threads(void **state)
 	close(fd);
 }
 
+/* One read's Q, G, D and C by pid at sector. */
+static void put_read(struct tb *c, uint64_t t, uint32_t pid, uint64_t sector)
+{
+	put(c, t, BT_A_QUEUE, BT_TC_READ, pid, sector, 4096, NULL);
+	put(c, t + 1, BT_A_GETRQ, BT_TC_READ, pid, sector, 4096, NULL);
+	put(c, t + 2, BT_A_ISSUE, BT_TC_READ, pid, sector, 4096, NULL);
+	put(c, t + 50, BT_A_COMPLETE, BT_TC_READ, 0, sector, 4096, NULL);
+}
+
+/*
+ * A capture read back as a recording: the replay thread, which the
+ * capture calls "cc1", is grouped as "postgres", and the read its
+ * io_uring worker queued counts as the thread's.  A capture cut inside a
+ * record ends its recording and hands back the reader that failed.
+ */
+static void test_replay_capture_diff_names_and_workers(void **state)
+{
+	struct bt_diff_opts dop = { .by = BT_DIFF_BY_COMM };
+	char cpath[] = "/tmp/test_replay_cap.XXXXXX", wrk[32], *out = NULL;
+	struct bt_reader *orig, *bad;
+	struct bt_replay_proc p;
+	struct bt_replay *rp;
+	struct bt_diff *d;
+	struct tb t, c;
+	uint64_t punted;
+	size_t olen = 0;
+	FILE *fp;
+	int fd, cfd;
+
+	(void)state;
+	rp = replayed(&t, &orig, &fd);
+	bt_replay_proc_get(rp, 0, &p);
+	snprintf(wrk, sizeof(wrk), "iou-wrk-%u", p.tid);
+	tb_init(&c, 0, 0);
+	put(&c, 1, BT_N_PROCESS, BT_TC_NOTIFY, p.tid, 0, 0, "cc1");
+	put(&c, 2, BT_N_PROCESS, BT_TC_NOTIFY, 50, 0, 0, wrk);
+	put_read(&c, 10, p.tid, 800);
+	put_read(&c, 100, 50, 1600);
+	cfd = mkstemp(cpath);
+	assert_true(cfd >= 0);
+	unlink(cpath);
+	assert_int_equal(write(cfd, c.buf, c.len), (ssize_t)c.len);
+	assert_int_equal(bt_diff_new(&d, &dop), 0);
+	assert_int_equal(bt_replay_capture_diff(rp, orig, cfd, "cap", d, "none",
+						&punted, &bad), 0);
+	assert_null(bad);
+	assert_int_equal(punted, 1);
+	assert_int_equal(ftruncate(cfd, (off_t)c.len - 10), 0);
+	assert_true(bt_replay_capture_diff(rp, orig, cfd, "cap", d, "cut",
+					   &punted, &bad) < 0);
+	assert_non_null(bad);
+	bt_reader_free(bad);
+	assert_int_equal(bt_diff_recordings(d), 2);
+	fp = open_memstream(&out, &olen);
+	assert_non_null(fp);
+	assert_int_equal(bt_diff_print(d, fp, BT_TABLE_TSV, 1), 0);
+	fclose(fp);
+	assert_non_null(strstr(out, "postgres"));
+	assert_null(strstr(out, "cc1"));
+	assert_null(strstr(out, "iou-wrk"));
+	free(out);
+	bt_diff_free(d);
+	bt_reader_free(orig);
+	bt_replay_free(rp);
+	tb_free(&c);
+	tb_free(&t);
+	close(cfd);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_replay_compare_single_runs_are_btdiff),
 		cmocka_unit_test(test_replay_worker_owner_is_the_submitter),
 		cmocka_unit_test(test_replay_names_correct_the_threads),
+		cmocka_unit_test(test_replay_capture_diff_names_and_workers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
