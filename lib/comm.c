@@ -5,8 +5,8 @@
  * owner chooses, so a trace with endless pids costs bounded memory.  The reader keeps the
  * latest name of a pid (a pid renamed by exec), blkorder the first (as
  * blkparse does), so the caller says which.  A lookup is asked once an
- * event by some callers: the latest pid set at each value of its low bits
- * is answered from a small array before the hash map.
+ * event by some callers: the pids set last are answered from the map's
+ * small cache (struct bt_map_hints) before the map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 	} else {
 		e = &m->ent[i - 1];
 	}
-	m->hint[pid & (BT_COMM_HINTS - 1)] = i;
+	bt_map_hint_note(&m->hints, pid, 0, i);
 	if (len > BT_COMM_MAX)
 		len = BT_COMM_MAX;
 	len = strnlen(name, len);
@@ -54,11 +54,10 @@ int bt_comm_set(struct bt_comm *m, uint32_t pid, const char *name, size_t len,
 
 const char *bt_comm_get(const struct bt_comm *m, uint32_t pid)
 {
-	uint32_t i = m->hint[pid & (BT_COMM_HINTS - 1)];
+	uint32_t i = bt_map_hint_find(&m->hints, pid, 0);
 
-	if (i && m->ent[i - 1].pid == pid)
-		return m->ent[i - 1].comm;
-	i = bt_map_get(&m->idx, pid, 0);
+	if (!i)
+		i = bt_map_get(&m->idx, pid, 0);
 
 	return i ? m->ent[i - 1].comm : NULL;
 }

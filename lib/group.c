@@ -23,15 +23,13 @@
 	((sizeof(struct bt_group_key) + alignof(max_align_t) - 1) / \
 	 alignof(max_align_t) * alignof(max_align_t))
 
-#define GROUP_HINTS	64
-
 struct bt_group {
 	unsigned char *ent;	/* count entries of stride bytes: key, value */
 	size_t stride, count, cap;
 	struct bt_map idx;	/* (dev, pid, sub) -> entry number + 1 */
 	struct bt_group_key last;	/* the key last looked up and found */
 	uint32_t last_i;	/* its entry number + 1, 0 = none */
-	uint32_t hint[GROUP_HINTS];	/* entry number + 1 by hint_of(), 0 = none */
+	struct bt_map_hints hints;	/* in front of idx */
 };
 
 static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
@@ -39,23 +37,11 @@ static struct bt_group_key *key_at(const struct bt_group *g, size_t i)
 	return (struct bt_group_key *)(void *)(g->ent + i * g->stride);
 }
 
-static inline unsigned hint_of(uint32_t dev, uint32_t pid, uint32_t sub)
-{
-	return (pid ^ pid >> 6 ^ dev ^ dev >> 20 ^ sub * 0x9e37u) &
-	       (GROUP_HINTS - 1);
-}
-
-/* The entry number + 1 the cache holds for the key, 0 if another's. */
+/* The entry number + 1 the map's cache holds for the key, or 0. */
 static inline uint32_t hinted(const struct bt_group *g, uint32_t dev,
 			      uint32_t pid, uint32_t sub)
 {
-	uint32_t i = g->hint[hint_of(dev, pid, sub)];
-	const struct bt_group_key *k;
-
-	if (!i)
-		return 0;
-	k = key_at(g, i - 1);
-	return k->dev == dev && k->pid == pid && k->sub == sub ? i : 0;
+	return bt_map_hint_find(&g->hints, (uint64_t)dev << 32 | pid, sub);
 }
 
 static inline int is_last(const struct bt_group *g, uint32_t dev,
@@ -84,7 +70,7 @@ static void remember(struct bt_group *g, uint32_t dev, uint32_t pid,
 	g->last.pid = pid;
 	g->last.sub = sub;
 	g->last_i = i;
-	g->hint[hint_of(dev, pid, sub)] = i;
+	bt_map_hint_note(&g->hints, (uint64_t)dev << 32 | pid, sub, i);
 }
 
 /* Entries move when sorted: index them again (room is there already). */
@@ -92,7 +78,7 @@ static void rebuild(struct bt_group *g)
 {
 	bt_map_clear(&g->idx);
 	g->last_i = 0;
-	memset(g->hint, 0, sizeof(g->hint));
+	memset(&g->hints, 0, sizeof(g->hints));
 	for (size_t i = 0; i < g->count; i++) {
 		const struct bt_group_key *k = key_at(g, i);
 

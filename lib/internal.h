@@ -252,6 +252,49 @@ static inline uint32_t bt_map_get(const struct bt_map *m, uint64_t k0,
 }
 
 /*
+ * A small cache in front of a map whose keys keep their value once put
+ * (entries only added; clear it when they move): the last key noted at
+ * each of BT_MAP_HINTS places answers without hashing or probing the
+ * map, which pays when a few keys interleave, as a few processes' events
+ * do.  Zeroed: empty.  The comm map, groups and slices use it.
+ */
+#define BT_MAP_HINTS	64
+
+struct bt_map_hints {
+	struct bt_map_hint {
+		uint64_t k0, k1;
+		uint32_t val;	/* 0: empty */
+	} h[BT_MAP_HINTS];
+};
+
+/* Multiplicative: pid 0 and its neighbours spread. */
+static inline unsigned bt_map_hint_at(uint64_t k0, uint64_t k1)
+{
+	uint32_t x = (uint32_t)(k0 ^ k0 >> 32) ^ (uint32_t)(k1 ^ k1 >> 32) * 7u;
+
+	return (x * 2654435761u) >> 26;		/* BT_MAP_HINTS = 2^6 */
+}
+
+/* The value noted for the key, or 0 (then ask the map). */
+static inline uint32_t bt_map_hint_find(const struct bt_map_hints *c,
+					uint64_t k0, uint64_t k1)
+{
+	const struct bt_map_hint *h = &c->h[bt_map_hint_at(k0, k1)];
+
+	return h->val && h->k0 == k0 && h->k1 == k1 ? h->val : 0;
+}
+
+static inline void bt_map_hint_note(struct bt_map_hints *c, uint64_t k0,
+				    uint64_t k1, uint32_t val)
+{
+	struct bt_map_hint *h = &c->h[bt_map_hint_at(k0, k1)];
+
+	h->k0 = k0;
+	h->k1 = k1;
+	h->val = val;
+}
+
+/*
  * lib/stats.c: n samples of one value, as n calls of bt_dist_add() would
  * add them (btt-style per-bio samples spread one offset over many bios).
  */
@@ -275,13 +318,11 @@ struct bt_comm_ent {
 	char comm[BT_COMM_MAX + 1];
 };
 
-#define BT_COMM_HINTS	64
-
 struct bt_comm {
 	struct bt_comm_ent *ent;	/* in the order the pids came */
 	size_t used, cap, max_pids;
 	struct bt_map idx;		/* pid -> ent index + 1 */
-	uint32_t hint[BT_COMM_HINTS];	/* ent index + 1 of a pid set by its low bits */
+	struct bt_map_hints hints;	/* in front of idx */
 };
 
 void bt_comm_init(struct bt_comm *m, size_t max_pids);

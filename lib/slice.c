@@ -64,8 +64,6 @@ struct ent {
 	int32_t pid;
 };
 
-#define HINTS		64	/* direct-mapped cache of table lookups */
-
 /*
  * Entries in the order they came, indexed by (key, dev).  Entries are
  * never removed, so an entry number once found stays valid: a small
@@ -76,13 +74,8 @@ struct table {
 	struct ent *e;
 	size_t cap, n;
 	struct bt_map idx;
-	uint32_t hint[HINTS];	/* entry number + 1 by hint_of(), 0 none */
+	struct bt_map_hints hints;	/* in front of idx */
 };
-
-static inline unsigned hint_of(uint32_t dev, uint64_t key)
-{
-	return (unsigned)(key ^ key >> 32 ^ dev ^ dev >> 20) & (HINTS - 1);
-}
 
 struct bt_slice {
 	struct bt_slice_opts o;
@@ -102,18 +95,16 @@ static struct ent *table_lookup(struct table *t, uint32_t dev, uint64_t key)
 
 	if (!i)
 		return NULL;
-	t->hint[hint_of(dev, key)] = i;
+	bt_map_hint_note(&t->hints, key, dev, i);
 	return &t->e[i - 1];
 }
 
 static inline struct ent *table_find(struct table *t, uint32_t dev,
 				     uint64_t key)
 {
-	uint32_t i = t->hint[hint_of(dev, key)];
+	uint32_t i = bt_map_hint_find(&t->hints, key, dev);
 
-	if (i && t->e[i - 1].key == key && t->e[i - 1].dev == dev)
-		return &t->e[i - 1];
-	return table_lookup(t, dev, key);
+	return i ? &t->e[i - 1] : table_lookup(t, dev, key);
 }
 
 /* (dev, key) added zeroed; NULL on ENOMEM. */
@@ -128,7 +119,7 @@ static struct ent *table_add(struct table *t, uint32_t dev, uint64_t key)
 	if (bt_map_put(&t->idx, key, dev, (uint32_t)(t->n + 1)) < 0)
 		return NULL;
 	e = &t->e[t->n++];
-	t->hint[hint_of(dev, key)] = (uint32_t)t->n;
+	bt_map_hint_note(&t->hints, key, dev, (uint32_t)t->n);
 	memset(e, 0, sizeof(*e));
 	e->key = key;
 	e->dev = dev;
