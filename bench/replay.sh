@@ -99,7 +99,7 @@ measure() {
 	# flush), and whoever ran first would pay for both.
 	pids=$(awk -v dir="$tmp/logs" -v dev="$L" -f "$TOP/bench/fio_iolog.awk" "$tmp/trace.txt")
 	for pid in $pids; do
-		"$BIN/btreplay" -H -p "$pid" --device "$L" --write --force --no-stall \
+		"$BIN/btreplay" -H -p "$pid" --target "$L" --write --force --no-stall \
 			"$tmp/trace.bin" >/dev/null 2>"$tmp/warm.err" || { cat "$tmp/warm.err"; exit 1; }
 		d=$(sed -n 's/.* total depth \([0-9]*\) .*/\1/p' "$tmp/warm.err")
 		perproc+=(--name="p$pid" --read_iolog="$tmp/logs/$pid.log" --iodepth="${d:-1}")
@@ -109,7 +109,7 @@ measure() {
 
 	# Recorded pace: the total row's lag columns and the engine's line.
 	for ((i = 0; i < RUNS && $# < 2; i++)); do
-		"$BIN/btreplay" -H --device "$L" --write --force "$tmp/trace.bin" \
+		"$BIN/btreplay" -H --target "$L" --write --force "$tmp/trace.bin" \
 			>"$tmp/pace" 2>"$tmp/pace.err" || { cat "$tmp/pace.err"; exit 1; }
 		awk '$1 == "total" { print $7, $8, $9 }' "$tmp/pace" >>"$tmp/lags"
 		sed -n 's/.*could go: p50 \([0-9.]*\) us, p99 \([0-9.]*\) us, max \([0-9.]*\) us; \([0-9]*\) I.Os were held.*/\1 \2 \3 \4/p' \
@@ -119,7 +119,7 @@ measure() {
 	# As fast as the depths allow (flushes are done but not counted, as fio
 	# does not count them either).
 	for ((i = 0; i < IRUNS; i++)); do
-		"$BIN/btreplay" -H --device "$L" --write --force --no-stall "$tmp/trace.bin" \
+		"$BIN/btreplay" -H --target "$L" --write --force --no-stall "$tmp/trace.bin" \
 			>/dev/null 2>"$tmp/ns.err" || { cat "$tmp/ns.err"; exit 1; }
 		sed -n 's/.* in \([0-9.]*\) s .*/\1/p' "$tmp/ns.err" |
 			awk -v n="$rw" '{ printf "%.0f\n", n / $1 }' >>"$tmp/bt_iops"
