@@ -763,9 +763,19 @@ struct bt_sync_opts {
 
 /* 0 or -ENOMEM / -EINVAL (no episode callback). */
 int bt_sync_new(struct bt_sync **out, const struct bt_sync_opts *opts);
-/* comm: the name of ev->pid (NULL if unknown).  0 or -ENOMEM. */
+/*
+ * comm: the name of ev->pid (NULL if unknown).  0 or -ENOMEM.  Only a
+ * flush or FUA write being queued asks who queued it (a journal thread?):
+ * pass NULL for every event where bt_sync_wants_comm() is 0, and the name
+ * need not be looked up.
+ */
 int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 		 const char *comm);
+static inline int bt_sync_wants_comm(const struct bt_event *ev)
+{
+	return ev->action == BT_A_QUEUE &&
+	       (ev->category & (BT_TC_FLUSH | BT_TC_FUA)) != 0;
+}
 /* End of trace: open episodes go to the callback with BT_SYNC_CENSORED. */
 void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);

@@ -425,7 +425,7 @@ int bt_diff_feed(struct bt_diff *d, const struct bt_event *ev)
 		if (bt_merge_feed(p->mg_pid, ev, rq) < 0 ||
 		    bt_merge_feed(p->mg_dev, ev, rq) < 0)
 			d->err = -ENOMEM;
-		comm = ev->action == BT_A_QUEUE && p->r ?
+		comm = bt_sync_wants_comm(ev) && p->r ?
 		       bt_reader_comm(p->r, ev->pid) : NULL;
 		if (bt_sync_feed(p->sy, ev, comm) < 0)
 			d->err = -ENOMEM;

@@ -362,7 +362,7 @@ int bt_report_feed(struct bt_report *rp, const struct bt_event *ev)
 	keep_err(t, bt_slice_feed(t->slice, ev, rq));
 	if (note)
 		return t->err;
-	keep_err(t, bt_sync_feed(t->sync, ev, ev->action == BT_A_QUEUE ?
+	keep_err(t, bt_sync_feed(t->sync, ev, bt_sync_wants_comm(ev) ?
 				 bt_reader_comm(t->r, ev->pid) : NULL));
 	for (int k = 0; k < NKINDS; k++)
 		bt_plot_event(t->plot[k], ev);

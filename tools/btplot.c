@@ -230,7 +230,7 @@ static int read_trace(struct plotter *pl, const char *label)
 			bt_plot_event(pl->cur, &ev);
 			bt_tracker_feed(tr, &ev, &rq);
 			if (sy)
-				check(pl, bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
+				check(pl, bt_sync_feed(sy, &ev, bt_sync_wants_comm(&ev) ?
 						       bt_reader_comm(pl->r, ev.pid) : NULL));
 		}
 		if (pl->sl)

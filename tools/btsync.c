@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
-		if (bt_sync_feed(sy, &ev, ev.action == BT_A_QUEUE ?
+		if (bt_sync_feed(sy, &ev, bt_sync_wants_comm(&ev) ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
 			tool_nomem(&s.o);
 	}
