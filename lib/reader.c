@@ -35,6 +35,7 @@ static int bt_reader_fail(struct bt_reader *r, struct input *in,
 	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
 	va_end(ap);
 	r->err = err;
+	r->alone = NULL;
 	r->err_in = in;
 	r->err_off = off;
 	return err;
@@ -530,6 +531,8 @@ static int prime(struct bt_reader *r)
 					      "out of memory");
 		}
 	}
+	for (i = 0; i < r->nin; i++)
+		bt_dup_hot_init(r, r->in[i]);
 	for (i = 0; i < r->nin; i++) {
 		rc = advance(r, r->in[i], &r->in[i]->ev);
 		if (rc < 0)
@@ -593,7 +596,7 @@ take_record(struct bt_reader *r, struct input *in, const struct bt_event *e,
 			r->st.duplicates++;
 		return rc;
 	}
-	if (e->sequence && bt_dup_next(r, in, e))
+	if (e->sequence && bt_dup_next(in, e))
 		rc = 0;
 	else if (e->sequence)
 		rc = bt_dup_sequenced(r, in, e);
@@ -640,15 +643,88 @@ static int next_alone(struct bt_reader *r, struct input *in,
 			break;
 	}
 	r->last = in;
+	if (r->have_time && (uint8_t)in->layout <= 1)
+		r->alone = in;
 	r->st.events++;
 	return 1;
 }
 
+/*
+ * The common record of the input read alone (r->alone), its layout's
+ * (wide) constant: a whole sequenced event, no cgroup id, the next in
+ * sequence of the slot its (device, CPU) has in the input's cache, no
+ * older than the newest delivered.  It decodes into e and does what
+ * step_as(), finish() and take_record() would, all decided before any
+ * state changes; 0 for anything else, which the general path reads again
+ * from the same bytes.  restrict: e is the caller's, no part of r or in.
+ */
+static inline __attribute__((always_inline)) int
+fast_as(struct bt_reader *restrict r, struct input *restrict in,
+	struct bt_event *restrict e, int wide)
+{
+	size_t start = in->pos, avail = in->end - start;
+	size_t hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7), total;
+	const unsigned char *p = in->data + start + in->ctx;
+	struct seq_slot *s;
+	uint32_t m, act, seq;
+	uint64_t dc, time;
+
+	/*
+	 * The checks read the record's bytes, not e's fields: a load of
+	 * fields just stored apart (action and category) waits for them.
+	 */
+	if (avail < hdr)
+		return 0;
+	memcpy(&m, p, 4);
+	act = wide ? (uint32_t)bt_ld64(p + BT_V8_ACTION, 0) :
+		     bt_ld32(p + BT_V7_ACTION, 0);
+	seq = bt_ld32(p + BT_OFF_SEQUENCE, 0);
+	total = hdr + bt_ld16(p + (wide ? BT_V8_PDU_LEN : BT_V7_PDU_LEN), 0);
+	if (m != in->magic_raw || (act & (BT_TC_NOTIFY << 16 | BT_A_CGROUP)) ||
+	    !seq || avail < total)
+		return 0;
+	memcpy(&dc, p + (wide ? BT_V8_DEVICE : BT_V7_DEVICE), 8);
+	time = bt_ld64(p + BT_OFF_TIME, 0) + in->shift;
+	s = *bt_dup_hot(in, dc);
+	if (s->dc != dc || seq != s->expect || time < r->max_time)
+		return 0;
+	decode(e, p, 0, wide);
+	e->time = time;
+	e->version = (uint8_t)in->magic_ver;
+	e->offset = in->base + start;
+	e->input = in->index;
+	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
+	e->has_cgroup = 0;
+	e->cgroup = 0;
+	in->pos = start + total;
+	r->st.bytes += total;
+	bt_dup_remember(s, e);
+	r->max_time = time;
+	r->st.events++;
+	return 1;
+}
+
+static int next_slow(struct bt_reader *r, struct bt_event *ev);
+
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
+{
+	struct input *in = r->alone;
+
+	if (in) {
+		if (!in->layout ? fast_as(r, in, ev, 0) : fast_as(r, in, ev, 1))
+			return 1;
+	}
+	return next_slow(r, ev);
+}
+
+/* Everything but fast_as()'s record: the start, merging, errors. */
+static __attribute__((noinline)) int next_slow(struct bt_reader *r,
+					       struct bt_event *ev)
 {
 	struct input *in;
 	int rc;
 
+	r->alone = NULL;
 	if (r->err)
 		return r->err;
 	if (!r->started) {
@@ -699,14 +775,17 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 
 	if (i >= r->nin)
 		return -EINVAL;
+	r->alone = NULL;	/* its times are the input's, not r->max_time */
 	in = r->in[i];
 	if (!r->started) {
 		/*
 		 * As blkparse's file mode, which drops nothing: copies are
 		 * looked for within each input, as if each had a reader.
 		 */
-		for (size_t k = 0; k < r->nin; k++)
+		for (size_t k = 0; k < r->nin; k++) {
 			r->in[k]->rec = (uint16_t)k;
+			bt_dup_hot_init(r, r->in[k]);
+		}
 		r->started = 1;
 	}
 	if (in->dead)

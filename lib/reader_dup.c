@@ -70,26 +70,24 @@ static struct seq_slot *seq_find(struct bt_reader *r, uint16_t rec,
 		return NULL;
 	s = &r->seq[r->seq_used++];
 	s->key = key;
+	s->dc = bt_dup_dc(dev, cpu);
 	s->rec = rec;
 	return s;
 }
 
-/* seq_find() through the cache of recently used slots. */
-static inline struct seq_slot *seq_get(struct bt_reader *r, uint16_t rec,
+/* seq_find() through the input's cache of recently used slots. */
+static inline struct seq_slot *seq_get(struct bt_reader *r, struct input *in,
 				       uint32_t dev, uint32_t cpu)
 {
 	uint64_t key = ((uint64_t)dev << 32 | cpu) + 1;
-	uint16_t *hot = bt_dup_hot(r, rec, dev, cpu);
-	struct seq_slot *s;
+	struct seq_slot **hot = bt_dup_hot(in, bt_dup_dc(dev, cpu));
+	struct seq_slot *s = *hot;
 
-	if (*hot) {
-		s = &r->seq[*hot - 1];
-		if (s->key == key && s->rec == rec)
-			return s;
-	}
-	s = seq_find(r, rec, dev, cpu, 1);
+	if (s != &r->seq_none && s->key == key && s->rec == in->rec)
+		return s;
+	s = seq_find(r, in->rec, dev, cpu, 1);
 	if (s)
-		*hot = (uint16_t)(s - r->seq + 1);
+		*hot = s;
 	return s;
 }
 
@@ -119,7 +117,7 @@ static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
 int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 		     const struct bt_event *e)
 {
-	struct seq_slot *s = seq_get(r, in->rec, e->dev, e->cpu);
+	struct seq_slot *s = seq_get(r, in, e->dev, e->cpu);
 
 	if (!s)
 		return 0;
@@ -234,7 +232,7 @@ int bt_dup_unsequenced(struct bt_reader *r, struct input *in,
 			return -ENOMEM;
 		}
 	}
-	s = seq_get(r, in->rec, e->dev, e->cpu);
+	s = seq_get(r, in, e->dev, e->cpu);
 	/* Records of separate recordings are never copies of each other. */
 	fp = bt_dup_fingerprint(e) ^ (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
 	fp += !fp;

@@ -32,7 +32,8 @@ _Static_assert(BUF_MIN >= MAX_RECORD + CTX_LEN + 4, "buffer too small");
 #define MAX_INPUTS	65535u
 #define COMM_MAX_PIDS	65536u		/* named pids kept: memory stays bounded */
 #define SEQ_MAX		768u		/* (dev, cpu) pairs whose sequences are kept */
-#define SEQ_HOT		64u		/* their cache, a power of two */
+#define SEQ_HOT_BITS	6		/* their cache: 1 << 6 places */
+#define SEQ_HOT		(1u << SEQ_HOT_BITS)
 
 struct input {
 	char *name;
@@ -79,6 +80,14 @@ struct input {
 	 */
 	int8_t layout;
 	uint32_t magic_raw, magic_ver;
+	/*
+	 * The slot each (device, CPU) of this input's recording used last,
+	 * direct-mapped (bt_dup_hot()): the records of a few CPUs interleave,
+	 * and most find theirs here without the map.  Empty places point to
+	 * the reader's seq_none, which matches no record, so the common check
+	 * needs no test for NULL.  Per input, every slot here is of in->rec.
+	 */
+	struct seq_slot *hot[SEQ_HOT];
 };
 
 /*
@@ -104,9 +113,11 @@ struct rec_id {
 /* What the reader knows of the last and first sequenced events of a key. */
 struct seq_slot {
 	uint64_t key;		/* dev << 32 | cpu, + 1 */
+	uint64_t dc;		/* bt_dup_dc() of them */
 	uint16_t rec;		/* recording the key belongs to */
 	uint8_t replay;		/* a copy of the key's records is being read */
 	uint32_t last;		/* highest sequence delivered */
+	uint32_t expect;	/* last + 1 once one was delivered, else 0 */
 	uint32_t first;		/* first sequence delivered */
 	uint32_t replay_seq;	/* last sequence of the copy */
 	uint64_t max_time;	/* newest record delivered: ns */
@@ -138,6 +149,12 @@ struct bt_reader {
 	struct input **heap;	/* inputs with a pending record, min time first */
 	size_t nheap;
 	struct input *last;	/* delivered last: advance before the next */
+	/*
+	 * The input read alone, while bt_reader_next() may take its next
+	 * record by the short path (fast_as()): it is last, the only one
+	 * in the merge, of a native layout, a time was delivered, no error.
+	 */
+	struct input *alone;
 	int started;
 	int empty;		/* failed for want of any byte in any input */
 	int err;
@@ -150,12 +167,7 @@ struct bt_reader {
 	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */
 	struct bt_map seq_idx;		/* (key, rec) -> seq index + 1 */
-	/*
-	 * The slot (index + 1) each (device, CPU) used last, direct-mapped:
-	 * the records of a few CPUs interleave, and most find theirs here
-	 * without the map.
-	 */
-	uint16_t seq_hot[SEQ_HOT];
+	struct seq_slot seq_none;	/* what empty places of in->hot hold */
 	size_t seq_used;
 	uint64_t *win;		/* 2 * WIN_SLOTS fingerprints (0: free), at first use */
 	uint64_t *win_at;	/* beside each: offset << 16 | input */
@@ -189,13 +201,33 @@ static inline struct where where_of(const struct bt_event *e)
 }
 
 /*
- * The slot cache's place for a (device, CPU) of a recording; what the
- * cache holds is checked against the slot's key.
+ * A (device, CPU) as one word: the two as a native record holds them side
+ * by side (device first), so that one load of the record's bytes is it.
  */
-static inline uint16_t *bt_dup_hot(struct bt_reader *r, uint16_t rec,
-				   uint32_t dev, uint32_t cpu)
+static inline uint64_t bt_dup_dc(uint32_t dev, uint32_t cpu)
 {
-	return &r->seq_hot[(cpu ^ dev ^ dev >> 20 ^ rec * 7u) & (SEQ_HOT - 1)];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)cpu << 32 | dev;
+#else
+	return (uint64_t)dev << 32 | cpu;
+#endif
+}
+
+/*
+ * The slot cache's place for a (device, CPU) of the input, bt_dup_dc():
+ * a multiplicative hash, every bit of both in the top ones.  What the
+ * cache holds is checked against the slot's dc.
+ */
+static inline struct seq_slot **bt_dup_hot(struct input *in, uint64_t dc)
+{
+	return &in->hot[(dc * 0x9e3779b97f4a7c15ull) >> (64 - SEQ_HOT_BITS)];
+}
+
+/* Every place of the input's slot cache empty (at the start). */
+static inline void bt_dup_hot_init(struct bt_reader *r, struct input *in)
+{
+	for (unsigned i = 0; i < SEQ_HOT; i++)
+		in->hot[i] = &r->seq_none;
 }
 
 /*
@@ -222,6 +254,7 @@ static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
 static inline void bt_dup_remember(struct seq_slot *s, const struct bt_event *e)
 {
 	s->last = e->sequence;
+	s->expect = e->sequence + 1;
 	bt_rec_id_of(&s->last_id, e);
 	s->last_at.off = e->offset;
 	s->last_at.input = e->input;
@@ -235,17 +268,12 @@ static inline void bt_dup_remember(struct seq_slot *s, const struct bt_event *e)
  * (device, CPU) whose slot the cache holds.  1 when settled here (a new
  * record, remembered as bt_dup_sequenced() would), 0 when that must decide.
  */
-static inline int bt_dup_next(struct bt_reader *r, const struct input *in,
-			      const struct bt_event *e)
+static inline int bt_dup_next(struct input *in, const struct bt_event *e)
 {
-	uint16_t h = *bt_dup_hot(r, in->rec, e->dev, e->cpu);
-	struct seq_slot *s;
+	uint64_t dc = bt_dup_dc(e->dev, e->cpu);
+	struct seq_slot *s = *bt_dup_hot(in, dc);
 
-	if (!h)
-		return 0;
-	s = &r->seq[h - 1];
-	if (s->key != (((uint64_t)e->dev << 32 | e->cpu) + 1) ||
-	    s->rec != in->rec || !s->last || e->sequence != s->last + 1)
+	if (s->dc != dc || e->sequence != s->expect)
 		return 0;
 	bt_dup_remember(s, e);
 	return 1;
