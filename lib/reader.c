@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,9 +424,12 @@ step_as(struct bt_reader *r, struct input *in, struct bt_event *e, int swap,
 static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 			int wide)
 {
+	struct bt_event t = { .version = (uint8_t)ver, .input = in->index };
+
 	memcpy(&in->magic_raw, p, 4);
 	in->magic_ver = ver;
 	in->layout = (int8_t)(in->swap * 2 + wide);
+	memcpy(in->ev_tail, &t.has_cgroup, sizeof(in->ev_tail));
 }
 
 /* The next record of the input into e: 1, 0 at its end, < 0 on error. */
@@ -643,11 +647,18 @@ static int next_alone(struct bt_reader *r, struct input *in,
 			break;
 	}
 	r->last = in;
-	if (r->have_time && (uint8_t)in->layout <= 1)
+	if (r->have_time && (uint8_t)in->layout <= 1 && !in->ctx)
 		r->alone = in;
 	r->st.events++;
 	return 1;
 }
+
+/* has_cgroup (0), version and input: what fast_as() stores as one. */
+_Static_assert(offsetof(struct bt_event, version) ==
+	       offsetof(struct bt_event, has_cgroup) + 1 &&
+	       offsetof(struct bt_event, input) ==
+	       offsetof(struct bt_event, has_cgroup) + 2 &&
+	       sizeof(((struct bt_event *)0)->input) == 2, "event's tail");
 
 /*
  * The common record of the input read alone (r->alone), its layout's
@@ -663,8 +674,8 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	struct bt_event *restrict e, int wide)
 {
 	size_t start = in->pos, avail = in->end - start;
-	size_t hdr = in->ctx + (wide ? BT_HDR_V8 : BT_HDR_V7), total;
-	const unsigned char *p = in->data + start + in->ctx;
+	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7, total;
+	const unsigned char *p = in->data + start;
 	struct seq_slot *s;
 	uint32_t m, act, seq;
 	uint64_t dc, time;
@@ -690,14 +701,18 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 		return 0;
 	decode(e, p, 0, wide);
 	e->time = time;
-	e->version = (uint8_t)in->magic_ver;
 	e->offset = in->base + start;
-	e->input = in->index;
-	e->pdu = e->pdu_len ? p + (hdr - in->ctx) : NULL;
-	e->has_cgroup = 0;
+	e->pdu = e->pdu_len ? p + hdr : NULL;
 	e->cgroup = 0;
+	memcpy(&e->has_cgroup, in->ev_tail, sizeof(in->ev_tail));
 	in->pos = start + total;
 	r->st.bytes += total;
+	/*
+	 * The slot's copy loads e's fields again (forwarded from the stores
+	 * above): kept in registers across those stores, GCC spilled them,
+	 * with three more registers saved and restored.
+	 */
+	__asm__ volatile("" ::: "memory");
 	bt_dup_remember(s, e);
 	r->max_time = time;
 	r->st.events++;

@@ -80,6 +80,8 @@ struct input {
 	 */
 	int8_t layout;
 	uint32_t magic_raw, magic_ver;
+	/* An event's has_cgroup (0), version and input, as it holds them. */
+	unsigned char ev_tail[4];
 	/*
 	 * The slot each (device, CPU) of this input's recording used last,
 	 * direct-mapped (bt_dup_hot()): the records of a few CPUs interleave,
@@ -114,10 +116,11 @@ struct rec_id {
 struct seq_slot {
 	uint64_t key;		/* dev << 32 | cpu, + 1 */
 	uint64_t dc;		/* bt_dup_dc() of them */
+	/* Not beside last: GCC would pair the two stores through SSE. */
+	uint32_t expect;	/* last + 1 once one was delivered, else 0 */
 	uint16_t rec;		/* recording the key belongs to */
 	uint8_t replay;		/* a copy of the key's records is being read */
 	uint32_t last;		/* highest sequence delivered */
-	uint32_t expect;	/* last + 1 once one was delivered, else 0 */
 	uint32_t first;		/* first sequence delivered */
 	uint32_t replay_seq;	/* last sequence of the copy */
 	uint64_t max_time;	/* newest record delivered: ns */
