@@ -36,7 +36,7 @@ static int bt_reader_fail(struct bt_reader *r, struct input *in,
 	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
 	va_end(ap);
 	r->err = err;
-	r->alone = NULL;
+	r->alone = r->merged = NULL;
 	r->err_in = in;
 	r->err_off = off;
 	return err;
@@ -430,6 +430,7 @@ static void choose_step(struct input *in, const unsigned char *p, uint32_t ver,
 	in->magic_ver = ver;
 	in->layout = (int8_t)(in->swap * 2 + wide);
 	memcpy(in->ev_tail, &t.has_cgroup, sizeof(in->ev_tail));
+	in->fast = !in->swap && !in->ctx;
 }
 
 /* The next record of the input into e: 1, 0 at its end, < 0 on error. */
@@ -480,6 +481,35 @@ sift_down(struct bt_reader *r, size_t i)
 		i = c;
 	}
 	h[i] = x;
+}
+
+/*
+ * sift_down(r, 0) of a heap of two or more that returns the new first:
+ * the input that was first when it stays so (the common case, one record
+ * of a CPU's run after another), without storing and loading it again.
+ */
+static inline __attribute__((always_inline)) struct input *
+sift_top(struct bt_reader *r)
+{
+	struct input **h = r->heap, *x = h[0], *top;
+	size_t n = r->nheap, i, c = 2 < n && before(h[2], h[1]) ? 2 : 1;
+
+	if (!before(h[c], x))
+		return x;
+	top = h[c];
+	h[0] = top;
+	for (i = c;; i = c) {
+		c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(h[c + 1], h[c]))
+			c++;
+		if (!before(h[c], x))
+			break;
+		h[i] = h[c];
+	}
+	h[i] = x;
+	return top;
 }
 
 /* --------------------------------------------------------- recordings */
@@ -647,7 +677,7 @@ static int next_alone(struct bt_reader *r, struct input *in,
 			break;
 	}
 	r->last = in;
-	if (r->have_time && (uint8_t)in->layout <= 1 && !in->ctx)
+	if (r->have_time && in->fast)
 		r->alone = in;
 	r->st.events++;
 	return 1;
@@ -719,27 +749,119 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	return 1;
 }
 
+/*
+ * The next record of r->merged (the input delivered last, in a merge of
+ * several), of its layout's (wide) constant, decoded into in->ev when it
+ * is a whole event without cgroup id: what step_as() and finish() would
+ * do, decided on the record's bytes before anything changes.  0 for
+ * anything else, which next_record() reads again from the same bytes.
+ */
+static inline __attribute__((always_inline)) int
+merge_decode(struct bt_reader *restrict r, struct input *restrict in, int wide)
+{
+	size_t start = in->pos, avail = in->end - start;
+	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7, total;
+	const unsigned char *p = in->data + start;
+	struct bt_event *e = &in->ev;
+	uint32_t m, act;
+
+	if (avail < hdr)
+		return 0;
+	memcpy(&m, p, 4);
+	act = wide ? (uint32_t)bt_ld64(p + BT_V8_ACTION, 0) :
+		     bt_ld32(p + BT_V7_ACTION, 0);
+	total = hdr + bt_ld16(p + (wide ? BT_V8_PDU_LEN : BT_V7_PDU_LEN), 0);
+	if (m != in->magic_raw || (act & (BT_TC_NOTIFY << 16 | BT_A_CGROUP)) ||
+	    avail < total)
+		return 0;
+	decode(e, p, 0, wide);
+	e->time += in->shift;
+	e->offset = in->base + start;
+	e->pdu = e->pdu_len ? p + hdr : NULL;
+	e->cgroup = 0;
+	memcpy(&e->has_cgroup, in->ev_tail, sizeof(in->ev_tail));
+	in->pos = start + total;
+	r->st.bytes += total;
+	return 1;
+}
+
+/*
+ * take_record() of the merge's first record, in->ev, when it is the
+ * common one: sequenced, the next of its slot in the input's cache, no
+ * older than the newest (a time was delivered: r->merged is set only
+ * then).  1 when delivered so; 0, nothing changed, for take_record().
+ */
+static inline __attribute__((always_inline)) int
+merge_take(struct bt_reader *restrict r, struct input *restrict in)
+{
+	const struct bt_event *e = &in->ev;
+	struct seq_slot *s;
+	uint32_t dev;
+
+	if (bt_event_is_note(e) || !e->sequence)
+		return 0;
+	/*
+	 * An opaque dev: else GCC loads device and CPU as one 8-byte word,
+	 * which waits for the two 4-byte stores that decoded them.
+	 */
+	dev = e->dev;
+	__asm__("" : "+r"(dev));
+	uint64_t dc = bt_dup_dc(dev, e->cpu);
+
+	s = *bt_dup_hot(in, dc);
+	if (s->dc != dc || e->sequence != s->expect || e->time < r->max_time)
+		return 0;
+	bt_dup_remember(s, e);
+	r->max_time = e->time;
+	return 1;
+}
+
 static int next_slow(struct bt_reader *r, struct bt_event *ev);
+
+/*
+ * Past an input read alone: the merge's common step (the input delivered
+ * last advances the short way, the heap is sifted, its first record is
+ * the common one), else next_slow().
+ */
+static __attribute__((noinline)) int next_merge(struct bt_reader *r,
+						struct bt_event *ev)
+{
+	struct input *in = r->merged;
+
+	if (in && (!in->layout ? merge_decode(r, in, 0) :
+				 merge_decode(r, in, 1))) {
+		/* As next_slow()'s advance: its loop goes on from here. */
+		r->last = r->merged = NULL;
+		in = sift_top(r);
+		if (merge_take(r, in)) {
+			*ev = in->ev;
+			r->last = in;
+			if (in->fast)
+				r->merged = in;	/* no input left the merge */
+			r->st.events++;
+			return 1;
+		}
+	}
+	return next_slow(r, ev);
+}
 
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 {
 	struct input *in = r->alone;
 
-	if (in) {
-		if (!in->layout ? fast_as(r, in, ev, 0) : fast_as(r, in, ev, 1))
-			return 1;
-	}
-	return next_slow(r, ev);
+	if (in && (!in->layout ? fast_as(r, in, ev, 0) : fast_as(r, in, ev, 1)))
+		return 1;
+	return next_merge(r, ev);
 }
 
-/* Everything but fast_as()'s record: the start, merging, errors. */
+/* What the short paths leave: the start, the end of inputs, notes, errors. */
 static __attribute__((noinline)) int next_slow(struct bt_reader *r,
 					       struct bt_event *ev)
 {
 	struct input *in;
 	int rc;
 
-	r->alone = NULL;
+	r->alone = r->merged = NULL;
 	if (r->err)
 		return r->err;
 	if (!r->started) {
@@ -768,6 +890,8 @@ static __attribute__((noinline)) int next_slow(struct bt_reader *r,
 			goto advance;
 		*ev = in->ev;
 		r->last = in;
+		if (r->have_time && in->fast && r->nheap > 1)
+			r->merged = in;
 		r->st.events++;
 		return 1;
 advance:
@@ -790,7 +914,8 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 
 	if (i >= r->nin)
 		return -EINVAL;
-	r->alone = NULL;	/* its times are the input's, not r->max_time */
+	/* Its times are the input's, not r->max_time. */
+	r->alone = r->merged = NULL;
 	in = r->in[i];
 	if (!r->started) {
 		/*

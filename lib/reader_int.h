@@ -82,6 +82,7 @@ struct input {
 	uint32_t magic_raw, magic_ver;
 	/* An event's has_cgroup (0), version and input, as it holds them. */
 	unsigned char ev_tail[4];
+	uint8_t fast;		/* native layout, no prefix: the short paths' */
 	/*
 	 * The slot each (device, CPU) of this input's recording used last,
 	 * direct-mapped (bt_dup_hot()): the records of a few CPUs interleave,
@@ -158,6 +159,12 @@ struct bt_reader {
 	 * in the merge, of a native layout, a time was delivered, no error.
 	 */
 	struct input *alone;
+	/*
+	 * The input delivered last in a merge of several, while
+	 * next_merge() may advance it and take the next record the short
+	 * way: native layout, a time was delivered, no error.
+	 */
+	struct input *merged;
 	int started;
 	int empty;		/* failed for want of any byte in any input */
 	int err;
