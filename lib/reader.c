@@ -708,7 +708,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	const unsigned char *p = in->data + start;
 	struct seq_slot *s;
 	uint32_t m, act, seq;
-	uint64_t dc, time;
+	uint64_t dc, time, off;
 
 	/*
 	 * The checks read the record's bytes, not e's fields: a load of
@@ -729,21 +729,26 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	s = *bt_dup_hot(in, dc);
 	if (s->dc != dc || seq != s->expect || time < r->max_time)
 		return 0;
+	off = in->base + start;
+	if (!wide)
+		bt_dup_remember_v7(s, p, seq, time, off, in->index);
 	decode(e, p, 0, wide);
 	e->time = time;
-	e->offset = in->base + start;
+	e->offset = off;
 	e->pdu = e->pdu_len ? p + hdr : NULL;
 	e->cgroup = 0;
 	memcpy(&e->has_cgroup, in->ev_tail, sizeof(in->ev_tail));
 	in->pos = start + total;
 	r->st.bytes += total;
-	/*
-	 * The slot's copy loads e's fields again (forwarded from the stores
-	 * above): kept in registers across those stores, GCC spilled them,
-	 * with three more registers saved and restored.
-	 */
-	__asm__ volatile("" ::: "memory");
-	bt_dup_remember(s, e);
+	if (wide) {
+		/*
+		 * The slot's copy loads e's fields again (forwarded from the
+		 * stores above): kept in registers across those stores, GCC
+		 * spilled them, with three more registers saved and restored.
+		 */
+		__asm__ volatile("" ::: "memory");
+		bt_dup_remember(s, e);
+	}
 	r->max_time = time;
 	r->st.events++;
 	return 1;

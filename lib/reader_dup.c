@@ -101,14 +101,6 @@ static void first_dup(struct bt_reader *r, const struct bt_event *e,
 		r->dup1.orig = *orig;
 }
 
-static inline int rec_id_eq(const struct rec_id *id, const struct bt_event *e)
-{
-	return id->time == e->time && id->sector == e->sector &&
-	       id->bytes == e->bytes && id->action == e->action &&
-	       id->category == e->category && id->pid == e->pid &&
-	       id->error == e->error && id->pdu_len == e->pdu_len;
-}
-
 /*
  * A sequenced event: 1 when it is a copy of one already delivered.  Its
  * payload (a remap's, an unplug's) is not compared: with the same key,
@@ -140,7 +132,7 @@ int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 		return 0;
 	}
 	/* The sequence was seen: a copy only when the record is the same. */
-	if (e->sequence == s->last && rec_id_eq(&s->last_id, e)) {
+	if (e->sequence == s->last && bt_rec_id_eq(&s->last_id, e)) {
 		s->last_at.valid = 1;
 		first_dup(r, e, &s->last_at);
 		return 1;
@@ -153,7 +145,7 @@ int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 		s->replay_seq = e->sequence;
 		return 1;
 	}
-	if (e->sequence == s->first && rec_id_eq(&s->first_id, e)) {
+	if (e->sequence == s->first && bt_rec_id_eq(&s->first_id, e)) {
 		s->replay = 1;
 		s->replay_seq = e->sequence;
 		first_dup(r, e, &s->first_at);

@@ -105,13 +105,26 @@ struct where {
 
 /*
  * A sequenced event's fields but its device, CPU and sequence (the key
- * that found it): enough to tell a copy from another record.
+ * that found it): enough to tell a copy from another record.  The action
+ * (16 bits) and category (32) are act, action | category << 16, and
+ * cat_hi, category >> 16: so time to pid lie as in a 48-byte record
+ * (bt_dup_remember_v7() copies them from its bytes), as error and pdu_len.
  */
 struct rec_id {
-	uint64_t sector, time;
-	uint32_t pid, bytes, category, action;
-	uint16_t pdu_len, error;
+	uint64_t time, sector;
+	uint32_t bytes, act, pid;
+	uint16_t error, pdu_len;
+	uint16_t cat_hi;
 };
+
+_Static_assert(offsetof(struct rec_id, pid) + 4 ==
+	       BT_V7_PID + 4 - BT_OFF_TIME &&
+	       offsetof(struct rec_id, act) == BT_V7_ACTION - BT_OFF_TIME &&
+	       offsetof(struct rec_id, bytes) == BT_OFF_BYTES - BT_OFF_TIME &&
+	       offsetof(struct rec_id, sector) == BT_OFF_SECTOR - BT_OFF_TIME &&
+	       offsetof(struct rec_id, pdu_len) ==
+	       offsetof(struct rec_id, error) + 2 &&
+	       BT_V7_PDU_LEN == BT_V7_ERROR + 2, "rec_id as a record");
 
 /* What the reader knows of the last and first sequenced events of a key. */
 struct seq_slot {
@@ -253,11 +266,23 @@ static inline void bt_rec_id_of(struct rec_id *id, const struct bt_event *e)
 	v->time = e->time;
 	v->sector = e->sector;
 	v->bytes = e->bytes;
-	v->action = e->action;
-	v->category = e->category;
+	v->act = e->action | e->category << 16;
+	v->cat_hi = (uint16_t)(e->category >> 16);
 	v->pid = e->pid;
 	v->error = e->error;
 	v->pdu_len = e->pdu_len;
+}
+
+/* id equals e's fields (as bt_rec_id_of() would make them). */
+static inline int bt_rec_id_eq(const struct rec_id *id,
+			       const struct bt_event *e)
+{
+	return id->time == e->time && id->sector == e->sector &&
+	       id->bytes == e->bytes &&
+	       id->act == (e->action | e->category << 16) &&
+	       id->cat_hi == (uint16_t)(e->category >> 16) &&
+	       id->pid == e->pid && id->error == e->error &&
+	       id->pdu_len == e->pdu_len;
 }
 
 /* e, newer than what its slot holds, becomes the slot's last record. */
@@ -271,6 +296,31 @@ static inline void bt_dup_remember(struct seq_slot *s, const struct bt_event *e)
 	s->replay = 0;
 	if (e->time > s->max_time)
 		s->max_time = e->time;
+}
+
+/*
+ * bt_dup_remember() of a native 48-byte record at p without cgroup id,
+ * from its bytes rather than from the event just decoded: time (with the
+ * input's shift), the record's offset and input given.
+ */
+static inline void bt_dup_remember_v7(struct seq_slot *s,
+				      const unsigned char *p, uint32_t seq,
+				      uint64_t time, uint64_t off,
+				      uint16_t input)
+{
+	unsigned char *id = (unsigned char *)&s->last_id;
+
+	s->last = seq;
+	s->expect = seq + 1;
+	memcpy(id, p + BT_OFF_TIME, BT_V7_PID + 4 - BT_OFF_TIME);
+	s->last_id.time = time;
+	memcpy(&s->last_id.error, p + BT_V7_ERROR, 4);
+	s->last_id.cat_hi = 0;
+	s->last_at.off = off;
+	s->last_at.input = input;
+	s->replay = 0;
+	if (time > s->max_time)
+		s->max_time = time;
 }
 
 /*
