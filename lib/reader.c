@@ -683,6 +683,25 @@ static int next_alone(struct bt_reader *r, struct input *in,
 	return 1;
 }
 
+/*
+ * In a merge, whether the first input (in, delivered last) stays first
+ * with a record of that time: what sift_down(r, 0) would leave.  Its
+ * children's records are fresh (only the first input's waits to advance).
+ */
+static inline int stays_first(const struct bt_reader *r,
+			      const struct input *in, uint64_t time)
+{
+	const struct input *c;
+
+	for (size_t k = 1; k <= 2 && k < r->nheap; k++) {
+		c = r->heap[k];
+		if (c->ev.time < time ||
+		    (c->ev.time == time && c->index < in->index))
+			return 0;
+	}
+	return 1;
+}
+
 /* has_cgroup (0), version and input: what fast_as() stores as one. */
 _Static_assert(offsetof(struct bt_event, version) ==
 	       offsetof(struct bt_event, has_cgroup) + 1 &&
@@ -701,7 +720,7 @@ _Static_assert(offsetof(struct bt_event, version) ==
  */
 static inline __attribute__((always_inline)) int
 fast_as(struct bt_reader *restrict r, struct input *restrict in,
-	struct bt_event *restrict e, int wide)
+	struct bt_event *restrict e, int wide, int merge)
 {
 	size_t start = in->pos, avail = in->end - start;
 	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7, total;
@@ -726,6 +745,8 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 		return 0;
 	memcpy(&dc, p + (wide ? BT_V8_DEVICE : BT_V7_DEVICE), 8);
 	time = bt_ld64(p + BT_OFF_TIME, 0) + in->shift;
+	if (merge && !stays_first(r, in, time))
+		return 0;
 	s = *bt_dup_hot(in, dc);
 	if (s->dc != dc || seq != s->expect || time < r->max_time)
 		return 0;
@@ -833,8 +854,15 @@ static __attribute__((noinline)) int next_merge(struct bt_reader *r,
 {
 	struct input *in = r->merged;
 
-	if (in && (!in->layout ? merge_decode(r, in, 0) :
-				 merge_decode(r, in, 1))) {
+	if (!in)
+		return next_slow(r, ev);
+	/*
+	 * Its next record first still: straight into ev as fast_as() does
+	 * for an input alone; in->ev waits, stale, as it is r->last.
+	 */
+	if (!in->layout ? fast_as(r, in, ev, 0, 1) : fast_as(r, in, ev, 1, 1))
+		return 1;
+	if (!in->layout ? merge_decode(r, in, 0) : merge_decode(r, in, 1)) {
 		/* As next_slow()'s advance: its loop goes on from here. */
 		r->last = r->merged = NULL;
 		in = sift_top(r);
@@ -854,7 +882,8 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 {
 	struct input *in = r->alone;
 
-	if (in && (!in->layout ? fast_as(r, in, ev, 0) : fast_as(r, in, ev, 1)))
+	if (in && (!in->layout ? fast_as(r, in, ev, 0, 0) :
+		   fast_as(r, in, ev, 1, 0)))
 		return 1;
 	return next_merge(r, ev);
 }
