@@ -735,6 +735,9 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	 */
 	if (avail < hdr)
 		return 0;
+	time = bt_ld64(p + BT_OFF_TIME, 0) + in->shift;
+	if (merge && !stays_first(r, in, time))
+		return 0;
 	memcpy(&m, p, 4);
 	act = wide ? (uint32_t)bt_ld64(p + BT_V8_ACTION, 0) :
 		     bt_ld32(p + BT_V7_ACTION, 0);
@@ -744,9 +747,6 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	    !seq || avail < total)
 		return 0;
 	memcpy(&dc, p + (wide ? BT_V8_DEVICE : BT_V7_DEVICE), 8);
-	time = bt_ld64(p + BT_OFF_TIME, 0) + in->shift;
-	if (merge && !stays_first(r, in, time))
-		return 0;
 	s = *bt_dup_hot(in, dc);
 	if (s->dc != dc || seq != s->expect || time < r->max_time)
 		return 0;
