@@ -717,6 +717,8 @@ _Static_assert(offsetof(struct bt_event, version) ==
  * step_as(), finish() and take_record() would, all decided before any
  * state changes; 0 for anything else, which the general path reads again
  * from the same bytes.  restrict: e is the caller's, no part of r or in.
+ * merge: in is r->merged instead, its record taken only when it stays
+ * first in the heap.
  */
 static inline __attribute__((always_inline)) int
 fast_as(struct bt_reader *restrict r, struct input *restrict in,
@@ -823,6 +825,7 @@ merge_take(struct bt_reader *restrict r, struct input *restrict in)
 	const struct bt_event *e = &in->ev;
 	struct seq_slot *s;
 	uint32_t dev;
+	uint64_t dc;
 
 	if (bt_event_is_note(e) || !e->sequence)
 		return 0;
@@ -832,8 +835,7 @@ merge_take(struct bt_reader *restrict r, struct input *restrict in)
 	 */
 	dev = e->dev;
 	__asm__("" : "+r"(dev));
-	uint64_t dc = bt_dup_dc(dev, e->cpu);
-
+	dc = bt_dup_dc(dev, e->cpu);
 	s = *bt_dup_hot(in, dc);
 	if (s->dc != dc || e->sequence != s->expect || e->time < r->max_time)
 		return 0;
