@@ -79,7 +79,7 @@ static void release(struct bt_tracker *tr, struct ent *x)
 	unindex(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
-	tr->free = (uint32_t)(x - tr->pool) + 1;
+	tr->free = x->self + 1;
 	tr->st.inflight--;
 }
 
@@ -176,6 +176,7 @@ static struct ent *alloc_ent(struct bt_tracker *tr, const struct bt_event *ev,
 		e = tr->used++;
 	}
 	x = &tr->pool[e];
+	x->self = e;
 	/*
 	 * Field by field, not a memset of the entry (a `rep stos`, a tenth
 	 * of the tracker's time): qlist and mlist are read only below
@@ -614,7 +615,7 @@ static struct bt_request *on_merge(struct bt_tracker *tr,
 	 */
 	end = x->rq.sector + (x->remaining >> 9);
 	if (end != x->end) {
-		uint32_t e = (uint32_t)(x - tr->pool);
+		uint32_t e = x->self;
 
 		if (x->in_end != 2) {
 			idx_remove_at(tr, END, es, e);
@@ -761,7 +762,7 @@ static struct bt_request *on_complete(struct bt_tracker *tr,
 	x->rq.last = ev->time;
 	tr->st.completed++;
 	/* Out of the start map from the slot the lookup found: one probe. */
-	idx_remove_at(tr, START, s, (uint32_t)(x - tr->pool));
+	idx_remove_at(tr, START, s, x->self);
 	x->in_start = 0;
 	if (x->rq.flags & BT_RQ_PARTIAL) {
 		/* Report where it started, not where the last piece began. */
