@@ -377,10 +377,10 @@ static inline __attribute__((always_inline)) struct ent *
 lookup(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
        score_fn score, const struct bt_event *ev)
 {
-	if (which == START)
-		unpend_key(tr, dev, key);
-	return best_of(tr, which, bt_map_get(&tr->idx[which], dev, key),
-		       score, ev);
+	struct bt_map_slot *s = which == START ? start_find(tr, dev, key) :
+			       bt_map_find(&tr->idx[which], dev, key);
+
+	return best_of(tr, which, s ? s->val : 0, score, ev);
 }
 
 static inline void add_q(struct ent *x, uint64_t t, int split)
@@ -465,7 +465,8 @@ static void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 	release(tr, b);
 }
 
-static struct bt_request *on_queue(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_queue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	int i = pend_find(tr, ev->dev, ev->sector);
@@ -550,7 +551,8 @@ static inline struct ent *take_pend(struct bt_tracker *tr,
 	return NULL;
 }
 
-static struct bt_request *on_merge(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_merge(struct bt_tracker *tr,
 					 const struct bt_event *ev, int back)
 {
 	struct ent *b = take_pend(tr, ev);
@@ -659,10 +661,8 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 		return;
 	for (;;) {
 		struct ent *old = NULL;
-		uint32_t k;
-
-		unpend_key(tr, x->rq.dev, x->skey);
-		k = bt_map_get(&tr->idx[START], x->rq.dev, x->skey);
+		struct bt_map_slot *s = start_find(tr, x->rq.dev, x->skey);
+		uint32_t k = s ? s->val : 0;
 
 		/* The oldest (first made) stale one first. */
 		for (; k; k = tr->pool[k - 1].link[START]) {
@@ -682,7 +682,8 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 	}
 }
 
-static struct bt_request *on_getrq(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_getrq(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_bio, BT_RQS_GOT);
@@ -695,7 +696,8 @@ static struct bt_request *on_getrq(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static struct bt_request *on_insert(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_insert(struct bt_tracker *tr,
 					  const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
@@ -711,7 +713,8 @@ static struct bt_request *on_insert(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static struct bt_request *on_issue(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_issue(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_issue, BT_RQS_ISSUED);
@@ -732,14 +735,14 @@ static struct bt_request *on_issue(struct bt_tracker *tr,
 	return &x->rq;
 }
 
-static struct bt_request *on_complete(struct bt_tracker *tr,
+static inline __attribute__((always_inline)) struct bt_request *
+on_complete(struct bt_tracker *tr,
 					    const struct bt_event *ev)
 {
 	struct bt_map_slot *s;
 	struct ent *x;
 
-	unpend_key(tr, ev->dev, ev->sector);
-	s = bt_map_find(&tr->idx[START], ev->dev, ev->sector);
+	s = start_find(tr, ev->dev, ev->sector);
 	x = s ? best_of(tr, START, s->val, score_complete, ev) : NULL;
 	if (!x) {
 		tr->st.unmatched++;

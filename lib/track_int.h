@@ -187,6 +187,25 @@ static inline void unpend_key(struct bt_tracker *tr, uint32_t dev,
 }
 
 /*
+ * The start map's slot at a key, with the pending entry there, if any,
+ * put in first.  A pending entry's key is never in the map (whatever
+ * puts an entry at that key puts the pending one in before), so the
+ * pending ones are looked at only when the map has nothing at the key:
+ * the G, I, D and C of a request in the map skip them.
+ */
+static inline __attribute__((always_inline)) struct bt_map_slot *
+start_find(struct bt_tracker *tr, uint32_t dev, uint64_t key)
+{
+	struct bt_map_slot *s = bt_map_find(&tr->idx[START], dev, key);
+	int i;
+
+	if (s || !tr->npend || (i = pend_find(tr, dev, key)) < 0)
+		return s;
+	unpend(tr, (uint32_t)i);
+	return bt_map_find(&tr->idx[START], dev, key);
+}
+
+/*
  * x (a new Q's bio or a remap's mark) is alone at its start key: keep it
  * out of the start map until something else needs that key.
  */
