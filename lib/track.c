@@ -72,11 +72,25 @@ static inline char op_of(uint32_t category, uint32_t bytes)
 	return op_of_rest(category, bytes);
 }
 
-static void release(struct bt_tracker *tr, struct ent *x)
+/* x leaves tr->pend and the maps. */
+__attribute__((noinline))
+static void release_keys(struct bt_tracker *tr, struct ent *x)
 {
 	if (x->pend)
 		forget_pend(tr, x);
 	unindex(tr, x);
+}
+
+/*
+ * Inline: most entries released are in neither map nor tr->pend (a bio
+ * just folded into its request, a request its C took out), so the test
+ * of the three is all of it but the age list and the free list.
+ */
+static inline __attribute__((always_inline)) void
+release(struct bt_tracker *tr, struct ent *x)
+{
+	if (x->pend | x->in_start | x->in_end)
+		release_keys(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
 	tr->free = x->self + 1;
