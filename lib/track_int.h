@@ -109,16 +109,18 @@ static inline uint64_t ent_key(const struct ent *x, int which)
  * was reserved: the start map for every entry, the end map for one key
  * more at each event).
  */
-static void idx_insert(struct bt_tracker *tr, int which, uint32_t dev,
-		       uint64_t key, uint32_t e)
+static inline __attribute__((always_inline)) void
+idx_insert(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
+	   uint32_t e)
 {
 	tr->pool[e].link[which] = bt_map_swap_reserved(&tr->idx[which], dev,
 							key, e + 1);
 }
 
 /* Take e out of the chain at slot s, the slot of its key. */
-static void idx_remove_at(struct bt_tracker *tr, int which,
-			  struct bt_map_slot *s, uint32_t e)
+static inline __attribute__((always_inline)) void
+idx_remove_at(struct bt_tracker *tr, int which, struct bt_map_slot *s,
+	      uint32_t e)
 {
 	uint32_t next = tr->pool[e].link[which], *p;
 
@@ -137,6 +139,7 @@ static void idx_remove_at(struct bt_tracker *tr, int which,
 		}
 }
 
+__attribute__((noinline))
 static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
 		       uint64_t key, uint32_t e)
 {
@@ -239,7 +242,8 @@ static void hot_cut(struct bt_tracker *tr, uint32_t i)
 }
 
 /* x leaves the end map, or stops being held out of it. */
-static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
+static inline __attribute__((always_inline)) void
+end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 {
 	if (x->in_end == 2) {
 		for (uint32_t i = 0; i < tr->nhot; i++)
@@ -254,7 +258,8 @@ static void end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 }
 
 /* x, just out of the end map, is held out in its place. */
-static void hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
+static inline __attribute__((always_inline)) void
+hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
 {
 	if (tr->nhot == NHOT) {
 		/* The oldest goes into the end map, at its current end. */
