@@ -115,7 +115,7 @@ finish_ent(struct bt_tracker *tr, struct ent *x, uint32_t flags)
 	release(tr, x);
 	rq->flags |= flags;
 	rq->state = BT_RQS_DONE;
-	rq->op = op_of(rq->category, rq->bytes);
+	/* rq->op is current: kept so wherever category or bytes change. */
 	if (tr->o.reader && !rq->comm[0]) {
 		const char *c = bt_reader_comm(tr->o.reader, rq->pid);
 
@@ -1007,18 +1007,23 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 {
 	struct bt_request *r = NULL;
 
-	if (rq)
-		*rq = NULL;
-	if (!tr || !ev)
+	/* *rq is set once, at the end, but where an error returns. */
+	if (!tr || !ev) {
+		if (rq)
+			*rq = NULL;
 		return -EINVAL;
+	}
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
-		return 0;
+		goto out;
 	/*
 	 * An event puts at most one request more in the end map, the
 	 * held-out ones counted as in it (they may go in at any time).
 	 */
-	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0)
+	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0) {
+		if (rq)
+			*rq = NULL;
 		return -ENOMEM;
+	}
 	if (ev->time > tr->deadline)
 		expire(tr, ev->time);
 	switch (ev->action) {
@@ -1056,8 +1061,9 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		r = on_remap(tr, ev);
 		break;
 	default:
-		return 0;
+		break;
 	}
+out:
 	if (rq)
 		*rq = r;
 	return r != NULL;
