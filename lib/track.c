@@ -172,10 +172,19 @@ static int reserve(struct bt_tracker *tr)
 	return room(tr, START, tr->st.inflight + 1);
 }
 
+/*
+ * The category bits that tell which kind of action traced an event (a D
+ * has BT_TC_ISSUE where its Q had BT_TC_QUEUE): neither rwbs nor op
+ * reads them.
+ */
+#define TRACED_BY	(BT_TC_QUEUE | BT_TC_REQUEUE | BT_TC_ISSUE | \
+			 BT_TC_COMPLETE | BT_TC_FS | BT_TC_PC | BT_TC_NOTIFY)
+
 /* x->rq.rwbs and x->rq.op when x has just taken ev's category and bytes. */
 static inline void set_rwbs(struct ent *x, const struct bt_event *ev)
 {
 	bt_rwbs_put(ev, x->rq.rwbs);
+	x->rwbs_nz = ev->bytes != 0;
 	x->rq.op = op_of(ev->category, ev->bytes);
 }
 
@@ -764,9 +773,18 @@ on_issue(struct bt_tracker *tr,
 		x->rq.d_first = ev->time;
 	x->d_sector = ev->sector;
 	/* The driver's view wins: bytes and flags as dispatched. */
-	x->rq.bytes = x->remaining = ev->bytes;
+	/*
+	 * Usually as queued: then rwbs stands (it is made of the category
+	 * and whether there are bytes), and so does op unless the bytes
+	 * come or go.
+	 */
+	if (((ev->category ^ x->rq.category) & ~TRACED_BY) ||
+	    (ev->bytes != 0) != x->rwbs_nz)
+		set_rwbs(x, ev);
+	else if (!ev->bytes != !x->rq.bytes)
+		x->rq.op = op_of(ev->category, ev->bytes);
 	x->rq.category = ev->category;
-	set_rwbs(x, ev);
+	x->rq.bytes = x->remaining = ev->bytes;
 	reindex(tr, x);
 	replace_stale(tr, x, ev->time);
 	return &x->rq;
@@ -897,6 +915,7 @@ static struct bt_request *on_split(struct bt_tracker *tr,
 	touch(tr, x, ev->time);	/* so a full pool does not evict x */
 	y = alloc_ent(tr, ev, BT_RQS_QUEUED);
 	y->rq = x->rq;
+	y->rwbs_nz = x->rwbs_nz;
 	y->rq.sector = at;
 	y->rq.bytes = y->remaining = x->remaining - first;
 	y->rq.flags |= BT_RQ_SPLIT;

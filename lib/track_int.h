@@ -52,6 +52,8 @@ struct ent {
 	uint8_t in_end;		/* 1 in the end map, 2 held out (tr->hot) */
 	uint8_t pend;		/* in tr->pend, not in the start map */
 	uint8_t cls;		/* class_of() of the event that made it */
+	uint8_t rwbs_nz;	/* rq.rwbs was written for an event with bytes
+				   (and rq.category, which changes only then) */
 };
 
 struct bt_tracker {
