@@ -407,6 +407,12 @@ best_of(struct bt_tracker *tr, int which, uint32_t k, score_fn score,
 	uint32_t n = 0;
 	int bs = 0;
 
+	/* Nearly always one entry at the key: it, if it scores at all. */
+	if (k && !tr->pool[k - 1].link[which]) {
+		best = &tr->pool[k - 1];
+		tr->nsame = 1;
+		return score(best, ev) > 0 ? best : NULL;
+	}
 	for (; k; k = tr->pool[k - 1].link[which]) {
 		struct ent *x = &tr->pool[k - 1];
 		int v;
@@ -649,8 +655,10 @@ on_merge(struct bt_tracker *tr,
 	if (bio_q != BT_TIME_NONE)
 		note_merge(x, ev->time, !back && x->rq.state < BT_RQS_INSERTED);
 	x->remaining += ev->bytes;
+	/* op reads of the bytes only whether there are any. */
+	if (!x->rq.bytes != !x->remaining)
+		x->rq.op = op_of(x->rq.category, x->remaining);
 	x->rq.bytes = x->remaining;
-	x->rq.op = op_of(x->rq.category, x->rq.bytes);
 	if (!back) {
 		x->rq.sector = ev->sector;
 		if (x->rq.state < BT_RQS_INSERTED)

@@ -158,8 +158,10 @@ static void pend_cut(struct bt_tracker *tr, uint32_t i)
 {
 	tr->pool[tr->pend[i].e - 1].pend = 0;
 	tr->npend--;
-	for (; i < tr->npend; i++)
-		tr->pend[i] = tr->pend[i + 1];
+	/* To the fixed end, as in hot_cut(): no call of memmove. */
+	for (uint32_t j = 0; j + 1 < NPEND; j++)
+		if (j >= i)
+			tr->pend[j] = tr->pend[j + 1];
 }
 
 /* Put pending entry i in the start map, where it would have been. */
@@ -238,9 +240,14 @@ static void forget_pend(struct bt_tracker *tr, const struct ent *x)
 /* Take held-out entry i out of tr->hot. */
 static void hot_cut(struct bt_tracker *tr, uint32_t i)
 {
+	/*
+	 * Every slot after i moves down, up to the fixed end: GCC makes the
+	 * loop to nhot a call of memmove (57 K calls of 13 instructions).
+	 */
 	tr->nhot--;
-	for (; i < tr->nhot; i++)
-		tr->hot[i] = tr->hot[i + 1];
+	for (uint32_t j = 0; j + 1 < NHOT; j++)
+		if (j >= i)
+			tr->hot[j] = tr->hot[j + 1];
 }
 
 /* x leaves the end map, or stops being held out of it. */
