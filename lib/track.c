@@ -278,7 +278,8 @@ static inline int same_dir(const struct ent *x, const struct bt_event *ev)
 }
 
 /* A lone queued bio, waiting for G, M, F, X or A. */
-static int score_bio(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_bio(const struct ent *x, const struct bt_event *ev)
 {
 	if (x->rq.state != BT_RQS_QUEUED || x->rq.nbios > 1 ||
 	    !same_dir(x, ev))
@@ -286,7 +287,8 @@ static int score_bio(const struct ent *x, const struct bt_event *ev)
 	return x->rq.bytes == ev->bytes ? 2 : 1;
 }
 
-static int score_mark(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_mark(const struct ent *x, const struct bt_event *ev)
 {
 	if (x->rq.state != RQS_MARK || !same_dir(x, ev))
 		return 0;
@@ -294,7 +296,8 @@ static int score_mark(const struct ent *x, const struct bt_event *ev)
 }
 
 /* The rest of a split bio, queued again by kernels that trace its Q. */
-static int score_piece(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_piece(const struct ent *x, const struct bt_event *ev)
 {
 	return x->rq.state == BT_RQS_QUEUED && (x->rq.qsplit & 1) &&
 	       x->rq.nbios == 1 && x->rq.bytes == ev->bytes &&
@@ -303,7 +306,8 @@ static int score_piece(const struct ent *x, const struct bt_event *ev)
 
 
 /* A request still open to merges. */
-static int score_merge_target(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_merge_target(const struct ent *x, const struct bt_event *ev)
 {
 	return (x->rq.state == BT_RQS_GOT || x->rq.state == BT_RQS_INSERTED) &&
 	       same_dir(x, ev);
@@ -329,7 +333,8 @@ static inline int same_class(const struct ent *x, const struct bt_event *ev)
 	return x->cls == class_of(ev) && same_dir(x, ev);
 }
 
-static int score_insert(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_insert(const struct ent *x, const struct bt_event *ev)
 {
 	if (!same_class(x, ev))
 		return 0;
@@ -349,7 +354,8 @@ static int score_insert(const struct ent *x, const struct bt_event *ev)
  * (or, for a C, no larger than what remains) is the D's: another size is
  * a different request whose own events were lost.
  */
-static int score_issue(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_issue(const struct ent *x, const struct bt_event *ev)
 {
 	int same = x->remaining == ev->bytes;
 
@@ -368,7 +374,8 @@ static int score_issue(const struct ent *x, const struct bt_event *ev)
 	}
 }
 
-static int score_complete(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_complete(const struct ent *x, const struct bt_event *ev)
 {
 	int fits = ev->bytes <= x->remaining;
 
@@ -377,7 +384,8 @@ static int score_complete(const struct ent *x, const struct bt_event *ev)
 	return (x->rq.state == BT_RQS_ISSUED ? 4 : 2) + fits;
 }
 
-static int score_requeue(const struct ent *x, const struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+score_requeue(const struct ent *x, const struct bt_event *ev)
 {
 	return x->rq.state == BT_RQS_ISSUED && same_dir(x, ev);
 }
