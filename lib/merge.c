@@ -53,6 +53,7 @@ struct bt_merge {
 	 */
 	uint32_t live_dev;	/* a device known live, if has_live */
 	uint8_t has_live;
+	uint8_t by_dev;		/* neither per_pid nor has_pid: rows by device */
 	struct grp *last;	/* row of (last_dev, last_pid), or NULL */
 	uint32_t last_dev, last_pid;
 };
@@ -199,6 +200,16 @@ feed_live(struct bt_merge *m, const struct bt_event *ev,
 	if (!k || ((k & WITH_BYTES) && !ev->bytes))
 		return 0;
 	w = (enum what)((k & ~WITH_BYTES) - 1);
+	if (m->by_dev) {
+		/* Without owners a row is a device's: no pid to pick. */
+		if (m->last && m->last_dev == ev->dev) {
+			count(op_of(m->last, ev->category), w,
+			      w == BLK ? ev->bytes >> 9 : 0);
+			return 0;
+		}
+		return add_other(m, ev->dev, 0, ev->category, w,
+				 w == BLK ? ev->bytes >> 9 : 0);
+	}
 	if (w == BLK)
 		/* C runs in interrupt context: its pid owns nothing. */
 		return add(m, ev->dev, rq ? rq->pid : 0, ev->category, BLK,
@@ -285,6 +296,7 @@ int bt_merge_new(struct bt_merge **out, const struct bt_merge_opts *opts)
 	if (!m)
 		return -ENOMEM;
 	m->o = *opts;
+	m->by_dev = !m->o.per_pid && !m->o.has_pid;
 	if (bt_group_new(&m->g, sizeof(struct grp)) < 0 ||
 	    bt_group_new(&m->devs, sizeof(struct devst)) < 0) {
 		bt_merge_free(m);
