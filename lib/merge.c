@@ -53,7 +53,7 @@ struct bt_merge {
 	 */
 	uint32_t live_dev;	/* a device known live, if has_live */
 	uint8_t has_live;
-	uint8_t by_dev;		/* neither per_pid nor has_pid: rows by device */
+	uint8_t by_dev;		/* no per_pid, no has_pid: rows by device */
 	struct grp *last;	/* row of (last_dev, last_pid), or NULL */
 	uint32_t last_dev, last_pid;
 };

@@ -504,7 +504,8 @@ static void unnote_front(struct ent *x)
 }
 
 /* Fold the bio entry b into request x (a merge), then free b. */
-static inline __attribute__((always_inline)) void fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
+static inline __attribute__((always_inline)) void
+fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 {
 	struct bt_request *rq = &x->rq, *bq = &b->rq;
 	uint32_t k;
@@ -533,7 +534,7 @@ static inline __attribute__((always_inline)) void fold(struct bt_tracker *tr, st
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_queue(struct bt_tracker *tr,
-					 const struct bt_event *ev)
+	 const struct bt_event *ev)
 {
 	int i = pend_find(tr, ev->dev, ev->sector);
 	struct ent *m = NULL, *x;
@@ -619,7 +620,7 @@ static inline struct ent *take_pend(struct bt_tracker *tr,
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_merge(struct bt_tracker *tr,
-					 const struct bt_event *ev, int back)
+	 const struct bt_event *ev, int back)
 {
 	struct ent *b = take_pend(tr, ev);
 	struct ent *x;
@@ -752,7 +753,7 @@ static void replace_stale(struct bt_tracker *tr, struct ent *x, uint64_t now)
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_getrq(struct bt_tracker *tr,
-					 const struct bt_event *ev)
+	 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_bio, BT_RQS_GOT);
 
@@ -766,7 +767,7 @@ on_getrq(struct bt_tracker *tr,
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_insert(struct bt_tracker *tr,
-					  const struct bt_event *ev)
+	  const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_insert, BT_RQS_INSERTED);
 
@@ -783,7 +784,7 @@ on_insert(struct bt_tracker *tr,
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_issue(struct bt_tracker *tr,
-					 const struct bt_event *ev)
+	 const struct bt_event *ev)
 {
 	struct ent *x = get_or_new(tr, ev, score_issue, BT_RQS_ISSUED);
 
@@ -794,9 +795,9 @@ on_issue(struct bt_tracker *tr,
 	if (x->rq.d_first == BT_TIME_NONE)
 		x->rq.d_first = ev->time;
 	x->d_sector = ev->sector;
-	/* The driver's view wins: bytes and flags as dispatched. */
 	/*
-	 * Usually as queued: then rwbs stands (it is made of the category
+	 * The driver's view wins: bytes and flags as dispatched.  Usually
+	 * they are as queued: then rwbs stands (it is made of the category
 	 * and whether there are bytes), and so does op unless the bytes
 	 * come or go.
 	 */
@@ -814,7 +815,7 @@ on_issue(struct bt_tracker *tr,
 
 static inline __attribute__((always_inline)) struct bt_request *
 on_complete(struct bt_tracker *tr,
-					    const struct bt_event *ev)
+	    const struct bt_event *ev)
 {
 	struct bt_map_slot *s;
 	struct ent *x;
