@@ -824,18 +824,11 @@ merge_take(struct bt_reader *restrict r, struct input *restrict in)
 {
 	const struct bt_event *e = &in->ev;
 	struct seq_slot *s;
-	uint32_t dev;
 	uint64_t dc;
 
 	if (bt_event_is_note(e) || !e->sequence)
 		return 0;
-	/*
-	 * An opaque dev: else GCC loads device and CPU as one 8-byte word,
-	 * which waits for the two 4-byte stores that decoded them.
-	 */
-	dev = e->dev;
-	__asm__("" : "+r"(dev));
-	dc = bt_dup_dc(dev, e->cpu);
+	dc = bt_dup_dc_of(e);
 	s = *bt_dup_hot(in, dc);
 	if (s->dc != dc || e->sequence != s->expect || e->time < r->max_time)
 		return 0;

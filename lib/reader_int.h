@@ -237,6 +237,21 @@ static inline uint64_t bt_dup_dc(uint32_t dev, uint32_t cpu)
 }
 
 /*
+ * bt_dup_dc() of a decoded event, with the device opaque: else GCC loads
+ * its device and CPU, just written by two 4-byte stores, as one 8-byte
+ * word, which waits for both to retire (perf: a quarter of
+ * bt_reader_next_input(), btcat's path on a per-CPU set, and 7.6% of the
+ * merge's loop).
+ */
+static inline uint64_t bt_dup_dc_of(const struct bt_event *e)
+{
+	uint32_t dev = e->dev;
+
+	__asm__("" : "+r"(dev));
+	return bt_dup_dc(dev, e->cpu);
+}
+
+/*
  * The slot cache's place for a (device, CPU) of the input, bt_dup_dc():
  * a multiplicative hash, every bit of both in the top ones.  What the
  * cache holds is checked against the slot's dc.
@@ -330,7 +345,7 @@ static inline void bt_dup_remember_v7(struct seq_slot *s,
  */
 static inline int bt_dup_next(struct input *in, const struct bt_event *e)
 {
-	uint64_t dc = bt_dup_dc(e->dev, e->cpu);
+	uint64_t dc = bt_dup_dc_of(e);
 	struct seq_slot *s = *bt_dup_hot(in, dc);
 
 	if (s->dc != dc || e->sequence != s->expect)
