@@ -491,25 +491,15 @@ sift_down(struct bt_reader *r, size_t i)
 static inline __attribute__((always_inline)) struct input *
 sift_top(struct bt_reader *r)
 {
-	struct input **h = r->heap, *x = h[0], *top;
-	size_t n = r->nheap, i, c = 2 < n && before(h[2], h[1]) ? 2 : 1;
+	struct input **h = r->heap, *x = h[0];
+	size_t c = 2 < r->nheap && before(h[2], h[1]) ? 2 : 1;
 
 	if (!before(h[c], x))
 		return x;
-	top = h[c];
-	h[0] = top;
-	for (i = c;; i = c) {
-		c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && before(h[c + 1], h[c]))
-			c++;
-		if (!before(h[c], x))
-			break;
-		h[i] = h[c];
-	}
-	h[i] = x;
-	return top;
+	h[0] = h[c];
+	h[c] = x;
+	sift_down(r, c);
+	return h[0];
 }
 
 /* --------------------------------------------------------- recordings */
