@@ -363,6 +363,10 @@ feed_event(struct bt_sync *s, const struct bt_event *ev, const char *comm)
 {
 	switch (ev->action) {
 	case BT_A_QUEUE:
+		/* With no episode open, only a flush or sync write can matter. */
+		if (!s->nep &&
+		    !(ev->category & (BT_TC_FLUSH | BT_TC_FUA | BT_TC_SYNC)))
+			return 0;
 		return feed_queue(s, ev, comm);
 	case BT_A_ISSUE:
 		if ((ev->category & BT_TC_FLUSH) && ev->bytes == 0) {
