@@ -175,7 +175,12 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
  */
 static int reserve(struct bt_tracker *tr)
 {
-	return room(tr, START, 2 * (tr->st.inflight + 1));
+	int rc = room(tr, START, 2 * (tr->st.inflight + 1));
+	size_t quarter = (tr->idx[START].mask + 1) / 4;
+
+	/* The map only grows: a bound worked out now stays safe. */
+	tr->roomy = quarter < tr->cap ? (uint32_t)quarter : tr->cap;
+	return rc;
 }
 
 /*
@@ -205,14 +210,17 @@ new_ent(struct bt_tracker *tr, const struct bt_event *ev, uint8_t state)
 	struct ent *x;
 	uint32_t e;
 
-	int full = tr->st.inflight >= tr->cap;
+	/* Below tr->roomy neither the pool nor the start map is short. */
+	if (tr->st.inflight >= tr->roomy) {
+		int full = tr->st.inflight >= tr->cap;
 
-	/* If the maps cannot grow, make room. */
-	if (!full && reserve(tr) < 0)
-		full = 1;
-	if (full) {
-		tr->st.evicted++;
-		drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
+		/* If the maps cannot grow, make room. */
+		if (!full && reserve(tr) < 0)
+			full = 1;
+		if (full) {
+			tr->st.evicted++;
+			drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
+		}
 	}
 	if (tr->free) {
 		e = tr->free - 1;

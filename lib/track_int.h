@@ -60,6 +60,12 @@ struct bt_tracker {
 	struct bt_tracker_opts o;
 	struct ent *pool;
 	uint32_t cap, used;	/* pool entries handed out at least once */
+	/*
+	 * An entry more fits while st.inflight is below this: the pool is
+	 * not full and the start map has room for it at a quarter full
+	 * (reserve()), one compare where a new entry tested both.
+	 */
+	uint32_t roomy;
 	uint32_t free;		/* free list through ent.next, index + 1 */
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
