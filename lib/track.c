@@ -522,17 +522,26 @@ fold(struct bt_tracker *tr, struct ent *x, struct ent *b)
 		rq->pid = bq->pid;
 		rq->comm[0] = '\0';
 	}
-	for (k = 0; k < bq->nqlist; k++)
-		add_q(x, bq->qlist[k], (bq->qsplit >> k) & 1);
-	/* bios beyond the bio's own list: their offsets go in as a sum */
-	if (bq->nbios > bq->nqlist && bq->q != BT_TIME_NONE) {
-		uint32_t n = bq->nbios - bq->nqlist;
-		uint64_t rest = bq->q_off_sum, base = bq->q;
-
+	/*
+	 * Nearly always a bio of one Q (a merge's): its one time, without
+	 * the loop, whose bound GCC loads again after every add_q() (x and
+	 * b might be one), and with no bios beyond the list.
+	 */
+	if (bq->nqlist == 1 && bq->nbios == 1) {
+		add_q(x, bq->qlist[0], bq->qsplit & 1);
+	} else {
 		for (k = 0; k < bq->nqlist; k++)
-			rest -= bq->qlist[k] - base;
-		rq->q_off_sum += rest + (uint64_t)n * (base - rq->q);
-		rq->nbios += n;
+			add_q(x, bq->qlist[k], (bq->qsplit >> k) & 1);
+		/* bios beyond the list: their offsets go in as a sum */
+		if (bq->nbios > bq->nqlist && bq->q != BT_TIME_NONE) {
+			uint32_t n = bq->nbios - bq->nqlist;
+			uint64_t rest = bq->q_off_sum, base = bq->q;
+
+			for (k = 0; k < bq->nqlist; k++)
+				rest -= bq->qlist[k] - base;
+			rq->q_off_sum += rest + (uint64_t)n * (base - rq->q);
+			rq->nbios += n;
+		}
 	}
 	rq->flags |= bq->flags & (BT_RQ_SPLIT | BT_RQ_REMAPPED);
 	if (!rq->cgroup)
