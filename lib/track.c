@@ -167,6 +167,21 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
 }
 
 /*
+ * Room in the end map for a key more than it and tr->hot hold, and
+ * tr->end_lim, below which their sum needs no test of room() at all:
+ * room() is then half full, (mask + 1) / 2 keys (0 while the map has no
+ * slots).  The map only grows, so the bound stays safe.
+ */
+__attribute__((noinline))
+static int end_room(struct bt_tracker *tr)
+{
+	int rc = room(tr, END, tr->idx[END].n + tr->nhot + 1);
+
+	tr->end_lim = (tr->idx[END].mask + 1) / 2;
+	return rc;
+}
+
+/*
  * An entry more in the start map, kept at most a quarter full: most Qs
  * probe it at a sector where nothing is, and a miss walks the run of
  * slots from the key's home to a free one, whose compares mispredict
@@ -1157,7 +1172,7 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	 * An event puts at most one request more in the end map, the
 	 * held-out ones counted as in it (they may go in at any time).
 	 */
-	if (room(tr, END, tr->idx[END].n + tr->nhot + 1) < 0) {
+	if (tr->idx[END].n + tr->nhot >= tr->end_lim && end_room(tr) < 0) {
 		if (rq)
 			*rq = NULL;
 		return -ENOMEM;

@@ -80,6 +80,7 @@ struct bt_tracker {
 	 * (reserve()), one compare where a new entry tested both.
 	 */
 	uint32_t roomy;
+	size_t end_lim;		/* see end_room() */
 	uint32_t free;		/* free list through ent.next, index + 1 */
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
 	uint32_t head, tail;	/* age list: oldest at head */
