@@ -168,9 +168,10 @@ static inline int room(struct bt_tracker *tr, int which, size_t n)
 
 /*
  * Room in the end map for a key more than it and tr->hot hold, and
- * tr->end_lim, below which their sum needs no test of room() at all:
- * room() is then half full, (mask + 1) / 2 keys (0 while the map has no
- * slots).  The map only grows, so the bound stays safe.
+ * tr->end_lim: while their sum is below it, the map with that key more is
+ * at most half full, so room() would return at once ((mask + 1) / 2 keys,
+ * 0 while the map has no slots).  The map only grows, so the bound stays
+ * safe until the next call.
  */
 __attribute__((noinline))
 static int end_room(struct bt_tracker *tr)
