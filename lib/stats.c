@@ -21,15 +21,17 @@
 #define LINEAR		(2 * SUB)			/* 0..127 exact */
 #define NBUCKETS	(LINEAR + (64 - SUB_BITS - 1) * SUB)
 
-static unsigned bucket_of(uint64_t v)
+/*
+ * Values below 128 are their own bucket; above, with s = e - 6 for v in
+ * [2^e, 2^(e+1)), LINEAR + (e - 7) * SUB + ((v >> s) & (SUB - 1)) is
+ * (s << 6) + (v >> s), since v >> s has its top bit, 64, set.  Or-ing 64
+ * in makes s 0 below 128, where that is v: no branch.
+ */
+static inline size_t bucket_of(uint64_t v)
 {
-	unsigned e;
+	size_t s = 57u - (unsigned)__builtin_clzll(v | SUB);
 
-	if (v < LINEAR)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v);		/* 7..63 */
-	return LINEAR + (e - SUB_BITS - 1) * SUB +
-	       (unsigned)((v >> (e - SUB_BITS)) & (SUB - 1));
+	return (s << SUB_BITS) + (size_t)(v >> s);
 }
 
 /* Smallest value of bucket b and its width. */
