@@ -16,6 +16,7 @@
 #include <string.h>
 #include "btkit.h"
 #include "internal.h"
+#include "stats_int.h"
 
 #define DEFAULT_GROUPS	1024		/* devices x processes with rows */
 
@@ -146,59 +147,78 @@ static void add(struct bt_lat *l, struct bt_dist *d, uint64_t v, uint64_t n)
 		l->nomem = 1;
 }
 
-/*
- * One sample per bio of a request, from its time in list (Q or M) to
- * `to`: the kept times (BT_TIME_NONE: not a bio of the stage; bit k of
- * skip: kept out of the samples), then the bios past the list from the
- * sum of their offsets from q.
- */
-static void add_spread(struct bt_lat *l, struct bt_dist *d, uint64_t q,
-		       const uint64_t *list, uint32_t nlist, uint32_t skip,
-		       uint64_t total, uint64_t off_sum, uint64_t to)
+/* One sample, the common case (a distribution past its exact ones) inline. */
+static inline void add1(struct bt_lat *l, struct bt_dist *d, uint64_t v)
 {
-	uint64_t rest = off_sum, n = total, base, rem;
-
-	for (uint32_t k = 0; k < nlist; k++) {
-		if (list[k] == BT_TIME_NONE)
-			continue;
-		if (!((skip >> k) & 1))
-			add(l, d, bt_lat_delta(l, list[k], to), 1);
-		rest -= list[k] - q;
-		n--;
-	}
-	if (!n)
-		return;
-	/* Spread the remaining offsets so that the sum stays exact. */
-	base = rest / n;
-	rem = rest % n;
-	add(l, d, bt_lat_delta(l, q + base + 1, to), rem);
-	add(l, d, bt_lat_delta(l, q + base, to), n - rem);
+	if (d->buckets)
+		bt_dist_add_bucketed(d, v);
+	else if (bt_dist_add(d, v) < 0)
+		l->nomem = 1;
 }
 
-/* btt never finds a split bio inside one request. */
-static void add_per_bio(struct bt_lat *l, struct bt_dist *d,
-			const struct bt_request *rq, uint64_t to)
+/* bt_lat_delta() with btt's weighting. */
+static inline uint64_t btt_delta(uint64_t from, uint64_t to)
 {
-	add_spread(l, d, rq->q, rq->qlist, rq->nqlist, rq->qsplit, rq->nbios,
-		   rq->q_off_sum, to);
+	return to > from ? to - from : 1;
+}
+
+/*
+ * The bios of a request past the times it kept, from the sum of their
+ * offsets from q: n - rem of them at base and rem at base + 1 (ns), so
+ * that the sum stays exact.  Rare: a request keeps BT_RQ_QLIST times.
+ */
+__attribute__((noinline))
+static void add_rest(struct bt_lat *l, struct bt_dist *d, uint64_t q,
+		     uint64_t rest, uint64_t n, uint64_t to)
+{
+	uint64_t base = q + rest / n, rem = rest % n;
+
+	add(l, d, btt_delta(base + 1, to), rem);
+	add(l, d, btt_delta(base, to), n - rem);
+}
+
+/*
+ * btt's samples of one completed request: q2c and q2d per bio, from its
+ * kept Q time (BT_TIME_NONE: not a bio; bit k of qsplit: a piece of a
+ * split bio, which btt never finds inside one request) or past the list
+ * from add_rest(), and d2c for the bios but the split ones.  One pass
+ * over the list for both.
+ */
+static void add_request_btt(struct bt_lat *l, struct bt_dist *m,
+			    const struct bt_request *rq)
+{
+	const int qc = have(rq->q, rq->c), qd = have(rq->q, rq->d);
+	uint64_t rest = rq->q_off_sum, n = rq->nbios;
+
+	for (uint32_t k = 0; k < rq->nqlist && (qc || qd); k++) {
+		uint64_t t = rq->qlist[k];
+
+		if (t == BT_TIME_NONE)
+			continue;
+		if (!((rq->qsplit >> k) & 1)) {
+			if (qc)
+				add1(l, &m[BT_LAT_Q2C], btt_delta(t, rq->c));
+			if (qd)
+				add1(l, &m[BT_LAT_Q2D], btt_delta(t, rq->d));
+		}
+		rest -= t - rq->q;
+		n--;
+	}
+	if (n && qc)
+		add_rest(l, &m[BT_LAT_Q2C], rq->q, rest, n, rq->c);
+	if (n && qd)
+		add_rest(l, &m[BT_LAT_Q2D], rq->q, rest, n, rq->d);
+	if (have(rq->d, rq->c))
+		/* split bios are rare: no popcount call for none */
+		add(l, &m[BT_LAT_D2C], btt_delta(rq->d, rq->c),
+		    rq->nbios - (rq->qsplit ? (uint32_t)
+		    __builtin_popcount(rq->qsplit) : 0));
 }
 
 /* The samples of one completed request into the distributions m of a row. */
 static void add_request(struct bt_lat *l, struct bt_dist *m,
 			const struct bt_request *rq)
 {
-	if (l->o.btt) {
-		if (have(rq->q, rq->c))
-			add_per_bio(l, &m[BT_LAT_Q2C], rq, rq->c);
-		if (have(rq->q, rq->d))
-			add_per_bio(l, &m[BT_LAT_Q2D], rq, rq->d);
-		if (have(rq->d, rq->c))
-			/* split bios are rare: no popcount call for none */
-			add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c),
-			    rq->nbios - (rq->qsplit ? (uint32_t)
-			    __builtin_popcount(rq->qsplit) : 0));
-		return;
-	}
 	if (have(rq->q, rq->c))
 		add(l, &m[BT_LAT_Q2C], bt_lat_delta(l, rq->q, rq->c), 1);
 	if (have(rq->q, rq->d))
@@ -246,7 +266,10 @@ static void on_done(const struct bt_request *rq, void *arg)
 	g = grp_get(l, rq->dev, rq->pid);
 	if (!g)
 		return;
-	add_request(l, g->m[op_index(rq->op)], rq);
+	if (l->o.btt)
+		add_request_btt(l, g->m[op_index(rq->op)], rq);
+	else
+		add_request(l, g->m[op_index(rq->op)], rq);
 }
 
 void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to)
@@ -257,19 +280,27 @@ void bt_lat_attach(struct bt_lat *l, struct bt_tracker_opts *to)
 	to->arg = l;
 }
 
-/* q2q: from the row's previous Q, per op and for the device. */
-static void add_q2q(struct bt_lat *l, struct grp *g, int op, uint64_t t)
+/*
+ * m2d: one sample per bio merged into the request, from its kept M or F
+ * time (BT_TIME_NONE: the front merge the I is timed on), then the
+ * others past the list.
+ */
+static void add_m2d(struct bt_lat *l, struct bt_dist *d,
+		    const struct bt_request *rq, uint64_t to)
 {
-	const int ops[2] = { op, BT_LAT_ALL };
+	uint64_t rest = rq->m_off_sum, n = rq->nmerged;
 
-	for (int j = 0; j < 2; j++) {
-		/* a dump's first event is at time 0: no 0 sentinel here */
-		if (g->has_q & 1u << ops[j])
-			add(l, &g->m[ops[j]][BT_LAT_Q2Q],
-			    bt_lat_delta(l, g->last_q[ops[j]], t), 1);
-		g->last_q[ops[j]] = t;
-		g->has_q |= 1u << ops[j];
+	for (uint32_t k = 0; k < rq->nmlist; k++) {
+		uint64_t t = rq->mlist[k];
+
+		if (t == BT_TIME_NONE)
+			continue;
+		add1(l, d, btt_delta(t, to));
+		rest -= t - rq->q;
+		n--;
 	}
+	if (n)
+		add_rest(l, d, rq->q, rest, n, to);
 }
 
 /*
@@ -291,54 +322,78 @@ __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
 {
+	const uint64_t t = ev->time;
+	struct bt_dist *m;
 	struct grp *g;
 	uint64_t from;
-	int k, op;
+	int op;
 
 	if (!ev->bytes || !rq->nbios || rq->q == BT_TIME_NONE)
 		return 0;
 	if (l->o.has_pid && rq->pid != l->o.pid)
 		return 0;
-	op = op_index(rq->op);
+	/* each case finds its start before grp_get(), which may add a row */
 	switch (ev->action) {
 	case BT_A_QUEUE:
-		k = BT_LAT_Q2Q, from = BT_TIME_NONE;
+		/* q2q: from the row's previous Q, per op and for the device */
+		g = grp_get(l, rq->dev, rq->pid);
+		if (!g)
+			return -ENOMEM;
+		op = op_index(rq->op);
+		/* a dump's first event is at time 0: no 0 sentinel here */
+		if (g->has_q & 1u << op)
+			add1(l, &g->m[op][BT_LAT_Q2Q],
+			     btt_delta(g->last_q[op], t));
+		if (g->has_q & 1u << BT_LAT_ALL)
+			add1(l, &g->m[BT_LAT_ALL][BT_LAT_Q2Q],
+			     btt_delta(g->last_q[BT_LAT_ALL], t));
+		g->last_q[op] = t;
+		g->last_q[BT_LAT_ALL] = t;
+		g->has_q |= 1u << op | 1u << BT_LAT_ALL;
 		break;
 	case BT_A_BACKMERGE:
 	case BT_A_FRONTMERGE:
-		k = BT_LAT_Q2M, from = rq->merged_q;
+		from = rq->merged_q;
+		if (from == BT_TIME_NONE)
+			return 0;
+		g = grp_get(l, rq->dev, rq->pid);
+		if (!g)
+			return -ENOMEM;
+		m = g->m[op_index(rq->op)];
+		add1(l, &m[BT_LAT_Q2M], btt_delta(from, t));
 		break;
 	case BT_A_GETRQ:
-		k = BT_LAT_Q2G, from = rq->q;
+		g = grp_get(l, rq->dev, rq->pid);
+		if (!g)
+			return -ENOMEM;
+		m = g->m[op_index(rq->op)];
+		add1(l, &m[BT_LAT_Q2G], btt_delta(rq->q, t));
 		break;
 	case BT_A_INSERT:
 		/* timed on the first bio: none when a front merge came first */
-		if (rq->flags & BT_RQ_FRONT)
+		from = rq->g;
+		if (rq->flags & BT_RQ_FRONT || from == BT_TIME_NONE)
 			return 0;
-		k = BT_LAT_G2I, from = rq->g;
+		g = grp_get(l, rq->dev, rq->pid);
+		if (!g)
+			return -ENOMEM;
+		m = g->m[op_index(rq->op)];
+		add1(l, &m[BT_LAT_G2I], btt_delta(from, t));
 		break;
 	case BT_A_ISSUE:
-		k = BT_LAT_I2D, from = rq->i_last;
+		/* a D gives m2d even without an I */
+		g = grp_get(l, rq->dev, rq->pid);
+		if (!g)
+			return -ENOMEM;
+		m = g->m[op_index(rq->op)];
+		add_m2d(l, &m[BT_LAT_M2D], rq, t);
+		/* and a split first bio is never inside the D */
+		from = rq->i_last;
+		if (from != BT_TIME_NONE && !(rq->qsplit & 1))
+			add1(l, &m[BT_LAT_I2D], btt_delta(from, t));
 		break;
 	default:
 		return 0;
-	}
-	/* q2q needs no start here; a D gives m2d even without an I */
-	if (from == BT_TIME_NONE && k != BT_LAT_Q2Q && k != BT_LAT_I2D)
-		return 0;
-	g = grp_get(l, rq->dev, rq->pid);
-	if (!g)
-		return -ENOMEM;
-	if (k == BT_LAT_Q2Q) {
-		add_q2q(l, g, op, ev->time);
-	} else if (k == BT_LAT_I2D) {
-		add_spread(l, &g->m[op][BT_LAT_M2D], rq->q, rq->mlist,
-			   rq->nmlist, 0, rq->nmerged, rq->m_off_sum, ev->time);
-		/* and a split first bio is never inside the D */
-		if (from != BT_TIME_NONE && !(rq->qsplit & 1))
-			add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
-	} else {
-		add(l, &g->m[op][k], bt_lat_delta(l, from, ev->time), 1);
 	}
 	return l->nomem ? -ENOMEM : 0;
 }

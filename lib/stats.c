@@ -15,38 +15,21 @@
 #include <string.h>
 #include "btkit.h"
 #include "internal.h"
-
-#define SUB_BITS	6				/* 64 sub-buckets */
-#define SUB		(1u << SUB_BITS)
-#define LINEAR		(2 * SUB)			/* 0..127 exact */
-#define NBUCKETS	(LINEAR + (64 - SUB_BITS - 1) * SUB)
-
-/*
- * Values below 128 are their own bucket; above, with s = e - 6 for v in
- * [2^e, 2^(e+1)), LINEAR + (e - 7) * SUB + ((v >> s) & (SUB - 1)) is
- * (s << 6) + (v >> s), since v >> s has its top bit, 64, set.  Or-ing 64
- * in makes s 0 below 128, where that is v: no branch.
- */
-static inline size_t bucket_of(uint64_t v)
-{
-	size_t s = 57u - (unsigned)__builtin_clzll(v | SUB);
-
-	return (s << SUB_BITS) + (size_t)(v >> s);
-}
+#include "stats_int.h"
 
 /* Smallest value of bucket b and its width. */
 static void bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
 {
 	unsigned e, s;
 
-	if (b < LINEAR) {
+	if (b < BT_DIST_LINEAR) {
 		*lo = b;
 		*width = 1;
 		return;
 	}
-	e = (b - LINEAR) / SUB + SUB_BITS + 1;
-	s = (b - LINEAR) % SUB;
-	*width = (uint64_t)1 << (e - SUB_BITS);
+	e = (b - BT_DIST_LINEAR) / BT_DIST_SUB + BT_DIST_SUB_BITS + 1;
+	s = (b - BT_DIST_LINEAR) % BT_DIST_SUB;
+	*width = (uint64_t)1 << (e - BT_DIST_SUB_BITS);
 	*lo = ((uint64_t)1 << e) + s * *width;
 }
 
@@ -57,11 +40,11 @@ void bt_dist_init(struct bt_dist *d)
 
 static int spill(struct bt_dist *d)
 {
-	d->buckets = calloc(NBUCKETS, sizeof(*d->buckets));
+	d->buckets = calloc(BT_DIST_NBUCKETS, sizeof(*d->buckets));
 	if (!d->buckets)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < d->nexact; i++)
-		d->buckets[bucket_of(d->exact[i])]++;
+		d->buckets[bt_dist_bucket_of(d->exact[i])]++;
 	free(d->exact);
 	d->exact = NULL;
 	d->nexact = 0;
@@ -116,7 +99,7 @@ static int add_exact(struct bt_dist *d, uint64_t v)
 	} else {
 		if (spill(d) < 0)
 			return -ENOMEM;
-		d->buckets[bucket_of(v)]++;
+		d->buckets[bt_dist_bucket_of(v)]++;
 	}
 	note(d, v, 1);
 	return 0;
@@ -127,8 +110,7 @@ int bt_dist_add(struct bt_dist *d, uint64_t v)
 {
 	if (!d->buckets)
 		return add_exact(d, v);
-	d->buckets[bucket_of(v)]++;
-	note_more(d, v, 1);
+	bt_dist_add_bucketed(d, v);
 	return 0;
 }
 
@@ -140,7 +122,7 @@ static int add_n_exact(struct bt_dist *d, uint64_t v, uint64_t n)
 		if (add_exact(d, v) < 0)
 			return -ENOMEM;
 	if (n) {
-		d->buckets[bucket_of(v)] += n;
+		d->buckets[bt_dist_bucket_of(v)] += n;
 		note_more(d, v, n);
 	}
 	return 0;
@@ -151,7 +133,7 @@ int bt_dist_add_n(struct bt_dist *d, uint64_t v, uint64_t n)
 {
 	if (!d->buckets || !n)
 		return n ? add_n_exact(d, v, n) : 0;
-	d->buckets[bucket_of(v)] += n;
+	d->buckets[bt_dist_bucket_of(v)] += n;
 	note_more(d, v, n);
 	return 0;
 }
@@ -181,11 +163,11 @@ int bt_dist_merge(struct bt_dist *d, const struct bt_dist *from)
 		if (!d->buckets && spill(d) < 0)
 			return -ENOMEM;
 		if (from->buckets)
-			for (unsigned b = 0; b < NBUCKETS; b++)
+			for (unsigned b = 0; b < BT_DIST_NBUCKETS; b++)
 				d->buckets[b] += from->buckets[b];
 		else
 			for (uint32_t i = 0; i < from->nexact; i++)
-				d->buckets[bucket_of(from->exact[i])]++;
+				d->buckets[bt_dist_bucket_of(from->exact[i])]++;
 	}
 	if (!d->n || from->min < d->min)
 		d->min = from->min;
@@ -245,7 +227,7 @@ uint64_t bt_dist_quantile(struct bt_dist *d, double q)
 		}
 		return d->exact[rank - 1];
 	}
-	for (unsigned b = 0; b < NBUCKETS; b++) {
+	for (unsigned b = 0; b < BT_DIST_NBUCKETS; b++) {
 		seen += d->buckets[b];
 		if (seen < rank)
 			continue;
