@@ -220,17 +220,17 @@ static void add_request(struct bt_lat *l, struct bt_dist *m,
 			const struct bt_request *rq)
 {
 	if (have(rq->q, rq->c))
-		add(l, &m[BT_LAT_Q2C], bt_lat_delta(l, rq->q, rq->c), 1);
+		add1(l, &m[BT_LAT_Q2C], bt_lat_delta(l, rq->q, rq->c));
 	if (have(rq->q, rq->d))
-		add(l, &m[BT_LAT_Q2D], bt_lat_delta(l, rq->q, rq->d), 1);
+		add1(l, &m[BT_LAT_Q2D], bt_lat_delta(l, rq->q, rq->d));
 	if (have(rq->d, rq->c))
-		add(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c), 1);
+		add1(l, &m[BT_LAT_D2C], bt_lat_delta(l, rq->d, rq->c));
 	if (have(rq->q, rq->g))
-		add(l, &m[BT_LAT_Q2G], bt_lat_delta(l, rq->q, rq->g), 1);
+		add1(l, &m[BT_LAT_Q2G], bt_lat_delta(l, rq->q, rq->g));
 	if (have(rq->g, rq->i))
-		add(l, &m[BT_LAT_G2I], bt_lat_delta(l, rq->g, rq->i), 1);
+		add1(l, &m[BT_LAT_G2I], bt_lat_delta(l, rq->g, rq->i));
 	if (have(rq->i, rq->d))
-		add(l, &m[BT_LAT_I2D], bt_lat_delta(l, rq->i, rq->d), 1);
+		add1(l, &m[BT_LAT_I2D], bt_lat_delta(l, rq->i, rq->d));
 }
 
 static void on_done(const struct bt_request *rq, void *arg)
