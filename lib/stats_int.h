@@ -27,10 +27,10 @@
  */
 static inline size_t bt_dist_bucket_of(uint64_t v)
 {
-	size_t s = (size_t)(63 ^ __builtin_clzll(v | BT_DIST_SUB)) -
-		   BT_DIST_SUB_BITS;
+	unsigned s = (63u ^ (unsigned)__builtin_clzll(v | BT_DIST_SUB)) -
+		     BT_DIST_SUB_BITS;
 
-	return (s << BT_DIST_SUB_BITS) + (size_t)(v >> s);
+	return ((size_t)s << BT_DIST_SUB_BITS) + (size_t)(v >> s);
 }
 
 /*
