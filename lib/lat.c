@@ -39,12 +39,18 @@ struct grp {
 	uint32_t has_q;			/* bit 1 << op: last_q[op] is set */
 };
 
+/* The actions feed_btt() times. */
+#define BTT_ACTIONS	(1u << BT_A_QUEUE | 1u << BT_A_BACKMERGE | \
+			 1u << BT_A_FRONTMERGE | 1u << BT_A_GETRQ | \
+			 1u << BT_A_INSERT | 1u << BT_A_ISSUE)
+
 struct bt_lat {
 	struct bt_lat_opts o;
 	struct bt_group *g;	/* struct grp by dev and owner pid */
 	struct bt_lat_stats st;	/* but the event counts, from acts */
 	uint64_t acts[32];	/* events by action */
-	int feed_btt;		/* btt weighting, no per-request callback */
+	/* BTT_ACTIONS with btt weighting and no per-request callback, else 0 */
+	uint32_t btt_acts;
 	/* the last row looked up: most events in a row are one owner's */
 	struct grp *last;
 	uint32_t last_dev, last_pid;
@@ -78,7 +84,7 @@ int bt_lat_new(struct bt_lat **out, const struct bt_lat_opts *opts)
 		l->o.max_groups = DEFAULT_GROUPS;
 	if (l->o.has_pid)
 		l->o.per_pid = 1;
-	l->feed_btt = l->o.btt && !l->o.request;
+	l->btt_acts = l->o.btt && !l->o.request ? BTT_ACTIONS : 0;
 	if (bt_group_new(&l->g, sizeof(struct grp)) < 0) {
 		free(l);
 		return -ENOMEM;
@@ -117,15 +123,19 @@ static inline struct grp *grp_get(struct bt_lat *l, uint32_t dev,
 	return grp_lookup(l, dev, pid);
 }
 
+/*
+ * The row of an op letter: a table lookup, where a switch took a range
+ * check and a jump table's load.  Kept xor BT_LAT_N, so that the letters
+ * not listed, zero in the table, come out as BT_LAT_N.
+ */
 static int op_index(char op)
 {
-	switch (op) {
-	case 'R': return BT_LAT_R;
-	case 'W': return BT_LAT_W;
-	case 'D': return BT_LAT_D;
-	case 'F': return BT_LAT_F;
-	default: return BT_LAT_N;
-	}
+	static const uint8_t rows[256] = {
+		['R'] = BT_LAT_R ^ BT_LAT_N, ['W'] = BT_LAT_W ^ BT_LAT_N,
+		['D'] = BT_LAT_D ^ BT_LAT_N, ['F'] = BT_LAT_F ^ BT_LAT_N,
+	};
+
+	return rows[(unsigned char)op] ^ BT_LAT_N;
 }
 
 static int have(uint64_t a, uint64_t b)
@@ -314,10 +324,6 @@ static void add_m2d(struct bt_lat *l, struct bt_dist *d,
  * first bio it never saw queued.  Out of line, so that the checks every
  * event goes through in bt_lat_feed() stay cheap.
  */
-#define BTT_ACTIONS	(1u << BT_A_QUEUE | 1u << BT_A_BACKMERGE | \
-			 1u << BT_A_FRONTMERGE | 1u << BT_A_GETRQ | \
-			 1u << BT_A_INSERT | 1u << BT_A_ISSUE)
-
 __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
@@ -409,7 +415,7 @@ int bt_lat_feed(struct bt_lat *l, const struct bt_event *ev,
 		return 0;
 	/* counted by action, summed into the stats when asked */
 	l->acts[ev->action]++;
-	if (!l->feed_btt || !rq || !((BTT_ACTIONS >> ev->action) & 1))
+	if (!((l->btt_acts >> ev->action) & 1) || !rq)
 		return 0;
 	return feed_btt(l, ev, rq);
 }
