@@ -118,7 +118,8 @@ static inline struct grp *grp_get(struct bt_lat *l, uint32_t dev,
 {
 	if (!l->o.per_pid)
 		pid = 0;
-	if (l->last && l->last_dev == dev && l->last_pid == pid)
+	if (__builtin_expect(l->last && l->last_dev == dev &&
+			     l->last_pid == pid, 1))
 		return l->last;
 	return grp_lookup(l, dev, pid);
 }
