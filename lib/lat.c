@@ -325,6 +325,15 @@ static void add_m2d(struct bt_lat *l, struct bt_dist *d,
  * first bio it never saw queued.  Out of line, so that the checks every
  * event goes through in bt_lat_feed() stay cheap.
  */
+/* The op's distributions in rq's row, or NULL without memory. */
+static inline struct bt_dist *row_of(struct bt_lat *l,
+				     const struct bt_request *rq)
+{
+	struct grp *g = grp_get(l, rq->dev, rq->pid);
+
+	return g ? g->m[op_index(rq->op)] : NULL;
+}
+
 __attribute__((noinline))
 static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		    const struct bt_request *rq)
@@ -363,17 +372,13 @@ static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		from = rq->merged_q;
 		if (from == BT_TIME_NONE)
 			return 0;
-		g = grp_get(l, rq->dev, rq->pid);
-		if (!g)
+		if (!(m = row_of(l, rq)))
 			return -ENOMEM;
-		m = g->m[op_index(rq->op)];
 		add1(l, &m[BT_LAT_Q2M], btt_delta(from, t));
 		break;
 	case BT_A_GETRQ:
-		g = grp_get(l, rq->dev, rq->pid);
-		if (!g)
+		if (!(m = row_of(l, rq)))
 			return -ENOMEM;
-		m = g->m[op_index(rq->op)];
 		add1(l, &m[BT_LAT_Q2G], btt_delta(rq->q, t));
 		break;
 	case BT_A_INSERT:
@@ -381,18 +386,14 @@ static int feed_btt(struct bt_lat *l, const struct bt_event *ev,
 		from = rq->g;
 		if (rq->flags & BT_RQ_FRONT || from == BT_TIME_NONE)
 			return 0;
-		g = grp_get(l, rq->dev, rq->pid);
-		if (!g)
+		if (!(m = row_of(l, rq)))
 			return -ENOMEM;
-		m = g->m[op_index(rq->op)];
 		add1(l, &m[BT_LAT_G2I], btt_delta(from, t));
 		break;
 	case BT_A_ISSUE:
 		/* a D gives m2d even without an I */
-		g = grp_get(l, rq->dev, rq->pid);
-		if (!g)
+		if (!(m = row_of(l, rq)))
 			return -ENOMEM;
-		m = g->m[op_index(rq->op)];
 		add_m2d(l, &m[BT_LAT_M2D], rq, t);
 		/* and a split first bio is never inside the D */
 		from = rq->i_last;
