@@ -81,6 +81,11 @@ $(B)/pic/%.o: %.c
 	@$(if $(Q),echo "  CC [PIC] $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
+# bt_tracker_feed() tests the common actions by a chain of compares, most
+# frequent first, which GCC would turn back into a jump table whose
+# indirect jump mispredicts on interleaved streams (bench/PROFILE.md).
+$(B)/lib/track.o $(B)/pic/lib/track.o: CFLAGS += -fno-jump-tables
+
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

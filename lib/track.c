@@ -1125,16 +1125,6 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 	return 0;
 }
 
-/*
- * GCC turns a chain of compares of one value back into a jump table
- * (-fno-jump-tables keeps it a chain); other compilers take it as it is.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#define NO_JUMP_TABLES	__attribute__((optimize("no-jump-tables")))
-#else
-#define NO_JUMP_TABLES
-#endif
-
 /* The actions bt_tracker_feed() does not test for one by one. */
 __attribute__((noinline))
 static struct bt_request *on_rare(struct bt_tracker *tr,
@@ -1154,7 +1144,6 @@ static struct bt_request *on_rare(struct bt_tracker *tr,
 	}
 }
 
-NO_JUMP_TABLES
 int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 		    const struct bt_request **rq)
 {
@@ -1185,7 +1174,9 @@ int bt_tracker_feed(struct bt_tracker *tr, const struct bt_event *ev,
 	 * not a jump table: its one indirect jump mispredicts on the
 	 * interleaved events of several streams (perf: the first
 	 * instruction of the Q's handler, where those stalls land, had
-	 * 4% of bt_tracker_feed's samples).
+	 * 4% of bt_tracker_feed's samples).  GCC would make the chain a
+	 * jump table again: the Makefile builds this file with
+	 * -fno-jump-tables.
 	 */
 	a = ev->action;
 	if (a == BT_A_QUEUE)
