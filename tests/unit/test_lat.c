@@ -17,9 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "event_fixture.h"
 
 #define DEV	BT_DEV_MAKE(8, 0)
-#define US	1000ull		/* ns */
 #define MAXROWS	512
 
 struct row {
@@ -75,18 +75,9 @@ static void fx_free(struct fx *f)
 static void feed(struct fx *f, uint32_t act, uint32_t cat, uint64_t t_us,
 		 uint64_t sector, uint32_t bytes, uint32_t pid)
 {
-	struct bt_event e;
+	struct bt_event e = mk(act, cat, t_us, DEV, sector, bytes, pid);
 	const struct bt_request *rq;
 
-	memset(&e, 0, sizeof(e));
-	e.action = act;
-	e.category = cat;
-	e.time = t_us * US;
-	e.dev = DEV;
-	e.sector = sector;
-	e.bytes = bytes;
-	e.pid = pid;
-	e.version = 7;
 	assert_true(bt_tracker_feed(f->tr, &e, &rq) >= 0);
 	assert_int_equal(bt_lat_feed(f->lat, &e, rq), 0);
 }

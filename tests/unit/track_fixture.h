@@ -16,11 +16,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "event_fixture.h"
 
 #define DEV	BT_DEV_MAKE(8, 0)
 #define DM	BT_DEV_MAKE(253, 0)
 #define PART	BT_DEV_MAKE(8, 1)
-#define US	1000ull		/* ns */
 
 /* xorshift64: fixed seed, so a failure reproduces */
 static uint64_t rng = 1;
@@ -73,24 +73,6 @@ static inline void fx_free(struct fx *f)
 {
 	bt_tracker_free(f->tr);
 	free(f);
-}
-
-static inline struct bt_event mk(uint32_t act, uint32_t cat, uint64_t t_us,
-			  uint32_t dev, uint64_t sector, uint32_t bytes,
-			  uint32_t pid)
-{
-	struct bt_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.action = act;
-	e.category = cat;
-	e.time = t_us * US;
-	e.dev = dev;
-	e.sector = sector;
-	e.bytes = bytes;
-	e.pid = pid;
-	e.version = 7;
-	return e;
 }
 
 /* Feed one event; returns the request it touched (or NULL). */
