@@ -60,7 +60,6 @@ bool tool_take_pid(struct tool_opts *o, uint32_t *pid)
 
 	*pid = o->pid;
 	o->has_pid = false;
-	o->filtered = o->has_dev || o->has_window;
 	return has;
 }
 
@@ -220,14 +219,12 @@ int tool_opts_common(struct tool_opts *o, int c, const char *arg)
 		if (!parse_dev(arg, &o->dev))
 			tool_usage_error(o, "bad device '%s' (want MAJ,MIN)", arg);
 		o->has_dev = true;
-		o->filtered = true;
 		return 1;
 	case 'p':
 		if (!parse_uint(arg, arg + strlen(arg), UINT32_MAX, &v))
 			tool_usage_error(o, "bad pid '%s'", arg);
 		o->pid = (uint32_t)v;
 		o->has_pid = true;
-		o->filtered = true;
 		return 1;
 	case 'w':
 		colon = strchr(arg, ':');
@@ -239,7 +236,6 @@ int tool_opts_common(struct tool_opts *o, int c, const char *arg)
 			tool_usage_error(o, "bad window '%s' (want START:END in seconds)",
 				       arg);
 		o->has_window = true;
-		o->filtered = true;
 		return 1;
 	case 'H':
 		o->header = false;

@@ -31,7 +31,6 @@ struct tool_opts {
 	bool has_window;	/* -w START:END, seconds from the first event */
 	uint64_t win_start;	/* ns */
 	uint64_t win_end;	/* ns; UINT64_MAX when open */
-	bool filtered;		/* has_dev, has_pid or has_window: one test */
 };
 
 /* getopt short options and long options every tool accepts. */
@@ -103,7 +102,8 @@ static inline int tool_next(const struct tool_opts *o, struct bt_reader *r,
 {
 	int rc = bt_reader_next(r, ev);
 
-	if (rc > 0 && !o->filtered && *first != UINT64_MAX)
+	if (rc > 0 && !(o->has_dev | o->has_pid | o->has_window) &&
+	    *first != UINT64_MAX)
 		return 1;
 	return tool_next_filter(o, r, ev, first, rc);
 }
