@@ -207,50 +207,12 @@ static int reserve(struct bt_tracker *tr)
 #define TRACED_BY	(BT_TC_QUEUE | BT_TC_REQUEUE | BT_TC_ISSUE | \
 			 BT_TC_COMPLETE | BT_TC_FS | BT_TC_PC | BT_TC_NOTIFY)
 
-/* m worked out for ev's category and whether it has bytes. */
-__attribute__((noinline))
-static void memo_fill(struct rwbs_memo *m, const struct bt_event *ev)
+/* x->rq.rwbs and x->rq.op when x has just taken ev's category and bytes. */
+static inline void set_rwbs(struct ent *x, const struct bt_event *ev)
 {
-	char buf[BT_RWBS_LEN];
-
-	bt_rwbs_put(ev, buf);
-	memcpy(&m->w, buf, sizeof(m->w));
-	m->n = (uint8_t)strlen(buf);
-	m->category = ev->category;
-	m->nz = ev->bytes != 0;
-	m->cls = class_of(ev);
-	m->op = op_of(ev->category, ev->bytes);
-}
-
-/*
- * The memo of ev's direction, made current for ev: a stream of one
- * direction queues bios of one category (on the 1 M merge trace every
- * Q but two finds its direction's memo current, on the disk-model trace
- * two in three), where the table index, the letters' length, the op and
- * the class were some 40 instructions a new entry.
- */
-static inline __attribute__((always_inline)) const struct rwbs_memo *
-memo_of(struct bt_tracker *tr, const struct bt_event *ev)
-{
-	struct rwbs_memo *m = &tr->rw[(ev->category & BT_TC_WRITE) != 0];
-
-	if (m->category != ev->category || m->nz != (ev->bytes != 0))
-		memo_fill(m, ev);
-	return m;
-}
-
-/*
- * x->rq.rwbs and x->rq.op when x has just taken ev's category and bytes,
- * as bt_rwbs_put() writes them: the eight bytes of the letters, then the
- * NUL.
- */
-static inline __attribute__((always_inline)) void
-set_rwbs(struct ent *x, const struct rwbs_memo *m)
-{
-	memcpy(x->rq.rwbs, &m->w, sizeof(m->w));
-	x->rq.rwbs[m->n] = '\0';
-	x->rwbs_nz = m->nz;
-	x->rq.op = m->op;
+	bt_rwbs_put(ev, x->rq.rwbs);
+	x->rwbs_nz = ev->bytes != 0;
+	x->rq.op = op_of(ev->category, ev->bytes);
 }
 
 /*
@@ -261,7 +223,6 @@ set_rwbs(struct ent *x, const struct rwbs_memo *m)
 static inline __attribute__((always_inline)) struct ent *
 new_ent(struct bt_tracker *tr, const struct bt_event *ev, uint8_t state)
 {
-	const struct rwbs_memo *m;
 	struct ent *x;
 	uint32_t e;
 
@@ -312,9 +273,8 @@ new_ent(struct bt_tracker *tr, const struct bt_event *ev, uint8_t state)
 	x->rq.category = ev->category;
 	x->rq.cgroup = ev->has_cgroup ? ev->cgroup : 0;
 	x->rq.state = state;
-	m = memo_of(tr, ev);
-	x->cls = m->cls;
-	set_rwbs(x, m);
+	x->cls = class_of(ev);
+	set_rwbs(x, ev);
 	age_append(tr, x);
 	if (++tr->st.inflight > tr->st.peak)
 		tr->st.peak = tr->st.inflight;
@@ -637,14 +597,12 @@ on_queue(struct bt_tracker *tr,
 		touch(tr, x, ev->time);
 	} else if (m) {
 		/* A remap put a mark here: the bio keeps its origin and owner. */
-		const struct rwbs_memo *rw = memo_of(tr, ev);
-
 		x = m;
 		x->rq.state = BT_RQS_QUEUED;
 		x->rq.bytes = x->remaining = ev->bytes;
 		x->rq.category = ev->category;
-		x->cls = rw->cls;
-		set_rwbs(x, rw);
+		x->cls = class_of(ev);
+		set_rwbs(x, ev);
 		if (!x->rq.pid)
 			x->rq.pid = ev->pid;
 		if (ev->has_cgroup && !x->rq.cgroup)
@@ -878,7 +836,7 @@ on_issue(struct bt_tracker *tr,
 	 */
 	if (((ev->category ^ x->rq.category) & ~TRACED_BY) ||
 	    (ev->bytes != 0) != x->rwbs_nz)
-		set_rwbs(x, memo_of(tr, ev));
+		set_rwbs(x, ev);
 	else if (!ev->bytes != !x->rq.bytes)
 		x->rq.op = op_of(ev->category, ev->bytes);
 	x->rq.category = ev->category;
@@ -1109,12 +1067,6 @@ int bt_tracker_new(struct bt_tracker **out, const struct bt_tracker_opts *opts)
 	}
 	tr->cap = tr->o.capacity;
 	tr->deadline = UINT64_MAX;
-	/* Each memo holds what its key gives from the start. */
-	for (int w = 0; w < 2; w++) {
-		struct bt_event ev = { .category = w ? BT_TC_WRITE : 0 };
-
-		memo_fill(&tr->rw[w], &ev);
-	}
 	/* calloc: pages of the pool are only touched as requests need them. */
 	tr->pool = calloc(tr->cap, sizeof(*tr->pool));
 	if (!tr->pool || reserve(tr) < 0 || room(tr, END, 1) < 0) {

@@ -56,20 +56,6 @@ struct ent {
 				   (and rq.category, which changes only then) */
 };
 
-/*
- * What bt_rwbs_put(), op_of() and class_of() make of one category with
- * or without bytes: a request's rwbs, op and class are functions of
- * those two alone.
- */
-struct rwbs_memo {
-	uint64_t w;		/* rwbs's first eight bytes, as stored */
-	uint32_t category;
-	uint8_t nz;		/* bytes != 0 */
-	uint8_t n;		/* letters: where the NUL goes */
-	uint8_t cls;
-	char op;
-};
-
 struct bt_tracker {
 	struct bt_tracker_opts o;
 	struct ent *pool;
@@ -115,8 +101,6 @@ struct bt_tracker {
 	 */
 	uint32_t hot[NHOT];
 	uint32_t nhot;
-	/* By direction (BT_TC_WRITE), the last category each had. */
-	struct rwbs_memo rw[2];
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
 	struct bt_tracker_stats st;
