@@ -172,7 +172,8 @@ int bt_event_message(const struct bt_event *e, const char **text, size_t *len);
 struct bt_reader;
 
 struct bt_reader_stats {
-	uint64_t events;	/* records delivered, notes included */
+	uint64_t events;	/* records read, notes and those set aside
+				   (bt_reader_set_actions()) included */
 	uint64_t duplicates;	/* records dropped: equal to one already read */
 	uint64_t backwards;	/* records older than one already delivered */
 	uint64_t bytes;		/* bytes of input consumed */
@@ -204,6 +205,20 @@ int bt_reader_next(struct bt_reader *r, struct bt_event *ev);
 const char *bt_reader_error(const struct bt_reader *r, const char **file,
 			    uint64_t *offset);
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st);
+/*
+ * Deliver only events whose action has its bit (1u << BT_A_*) in mask,
+ * and every note; the default is ~0u, everything.  The others are still
+ * read, checked for copies, gaps and time going backwards, and counted
+ * (stats.events), but set aside undecoded: an analysis that needs a few
+ * actions saves the rest's decoding.  Actions from 32 up always pass.
+ * May change between calls of bt_reader_next() and bt_reader_next_input().
+ */
+void bt_reader_set_actions(struct bt_reader *r, uint32_t mask);
+/*
+ * The newest event time bt_reader_next() has read (ns, as delivered),
+ * events set aside included; 0 before any.
+ */
+uint64_t bt_reader_newest(const struct bt_reader *r);
 /*
  * The reader's i-th warning (separate recordings, duplicates dropped,
  * sequence gaps, time going backwards...) as one line of text without

@@ -36,7 +36,7 @@ static int bt_reader_fail(struct bt_reader *r, struct input *in,
 	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
 	va_end(ap);
 	r->err = err;
-	r->alone = r->merged = NULL;
+	r->alone = r->lone = r->merged = NULL;
 	r->err_in = in;
 	r->err_off = off;
 	return err;
@@ -667,10 +667,27 @@ static int next_alone(struct bt_reader *r, struct input *in,
 			break;
 	}
 	r->last = in;
-	if (r->have_time && in->fast)
-		r->alone = in;
+	if (r->have_time && in->fast) {
+		if (r->aside)
+			r->lone = in;
+		else
+			r->alone = in;
+	}
 	r->st.events++;
 	return 1;
+}
+
+/* Whether a record of action word act is set aside by mask (r->aside). */
+static inline int set_aside(uint32_t mask, uint32_t act)
+{
+	return (act & 0xffff) < 32 && (mask >> (act & 0xffff) & 1);
+}
+
+/* The same of a decoded record: notes are always delivered. */
+static inline int ev_aside(const struct bt_reader *r, const struct bt_event *e)
+{
+	return r->aside && !bt_event_is_note(e) && e->action < 32 &&
+	       (r->aside >> e->action & 1);
 }
 
 /*
@@ -708,11 +725,13 @@ _Static_assert(offsetof(struct bt_event, version) ==
  * state changes; 0 for anything else, which the general path reads again
  * from the same bytes.  restrict: e is the caller's, no part of r or in.
  * merge: in is r->merged instead, its record taken only when it stays
- * first in the heap.
+ * first in the heap.  aside: r->aside is set (a constant, so that the
+ * common run tests nothing for it); 2: the record was taken, but its
+ * action is set aside and e holds nothing to deliver.
  */
 static inline __attribute__((always_inline)) int
 fast_as(struct bt_reader *restrict r, struct input *restrict in,
-	struct bt_event *restrict e, int wide, int merge)
+	struct bt_event *restrict e, int wide, int merge, int aside)
 {
 	size_t start = in->pos, avail = in->end - start;
 	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7, total;
@@ -743,8 +762,17 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	if (s->dc != dc || seq != s->expect || time < r->max_time)
 		return 0;
 	off = in->base + start;
-	if (!wide)
+	if (!wide) {
 		bt_dup_remember_v7(s, p, seq, time, off, in->index);
+		/* Set aside: taken as a delivery takes it, not decoded. */
+		if (aside && set_aside(r->aside, act)) {
+			in->pos = start + total;
+			r->st.bytes += total;
+			r->max_time = time;
+			r->st.events++;
+			return 2;
+		}
+	}
 	decode(e, p, 0, wide);
 	e->time = time;
 	e->offset = off;
@@ -764,7 +792,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	}
 	r->max_time = time;
 	r->st.events++;
-	return 1;
+	return wide && aside && set_aside(r->aside, act) ? 2 : 1;
 }
 
 /*
@@ -834,19 +862,22 @@ static int next_slow(struct bt_reader *r, struct bt_event *ev);
  * last advances the short way, the heap is sifted, its first record is
  * the common one), else next_slow().
  */
-static __attribute__((noinline)) int next_merge(struct bt_reader *r,
-						struct bt_event *ev)
+static inline __attribute__((always_inline)) int
+merge_step(struct bt_reader *r, struct bt_event *ev, int aside)
 {
 	struct input *in = r->merged;
+	int rc;
 
 	if (!in)
-		return next_slow(r, ev);
+		goto slow;
 	/*
 	 * Its next record first still: straight into ev as fast_as() does
 	 * for an input alone; in->ev waits, stale, as it is r->last.
 	 */
-	if (!in->layout ? fast_as(r, in, ev, 0, 1) : fast_as(r, in, ev, 1, 1))
-		return 1;
+	rc = !in->layout ? fast_as(r, in, ev, 0, 1, aside) :
+			   fast_as(r, in, ev, 1, 1, aside);
+	if (rc)
+		return rc;
 	if (!in->layout ? merge_decode(r, in, 0) : merge_decode(r, in, 1)) {
 		/* As next_slow()'s advance: its loop goes on from here. */
 		r->last = r->merged = NULL;
@@ -857,20 +888,56 @@ static __attribute__((noinline)) int next_merge(struct bt_reader *r,
 			if (in->fast)
 				r->merged = in;	/* no input left the merge */
 			r->st.events++;
-			return 1;
+			return aside && ev_aside(r, ev) ? 2 : 1;
 		}
 	}
-	return next_slow(r, ev);
+slow:
+	rc = next_slow(r, ev);
+	return aside && rc > 0 && ev_aside(r, ev) ? 2 : rc;
+}
+
+/*
+ * bt_reader_next() while actions are set aside: the same paths, on to a
+ * record delivered (2 from either is one set aside), with the input read
+ * alone in r->lone, not r->alone, which would take the paths that look
+ * at no action.
+ */
+static __attribute__((noinline)) int merge_aside(struct bt_reader *r,
+						 struct bt_event *ev)
+{
+	return merge_step(r, ev, 1);
+}
+
+static __attribute__((noinline)) int next_aside(struct bt_reader *r,
+						struct bt_event *ev)
+{
+	struct input *in;
+	int rc;
+
+	do {
+		in = r->lone;
+		if (in && (rc = !in->layout ? fast_as(r, in, ev, 0, 0, 1) :
+					     fast_as(r, in, ev, 1, 0, 1)))
+			continue;
+		rc = merge_aside(r, ev);
+	} while (rc == 2);
+	return rc;
+}
+
+static __attribute__((noinline)) int next_merge(struct bt_reader *r,
+						struct bt_event *ev)
+{
+	return merge_step(r, ev, 0);
 }
 
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)
 {
 	struct input *in = r->alone;
 
-	if (in && (!in->layout ? fast_as(r, in, ev, 0, 0) :
-		   fast_as(r, in, ev, 1, 0)))
+	if (in && (!in->layout ? fast_as(r, in, ev, 0, 0, 0) :
+		   fast_as(r, in, ev, 1, 0, 0)))
 		return 1;
-	return next_merge(r, ev);
+	return r->aside ? next_aside(r, ev) : next_merge(r, ev);
 }
 
 /* What the short paths leave: the start, the end of inputs, notes, errors. */
@@ -880,7 +947,7 @@ static __attribute__((noinline)) int next_slow(struct bt_reader *r,
 	struct input *in;
 	int rc;
 
-	r->alone = r->merged = NULL;
+	r->alone = r->lone = r->merged = NULL;
 	if (r->err)
 		return r->err;
 	if (!r->started) {
@@ -934,7 +1001,7 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 	if (i >= r->nin)
 		return -EINVAL;
 	/* Its times are the input's, not r->max_time. */
-	r->alone = r->merged = NULL;
+	r->alone = r->lone = r->merged = NULL;
 	in = r->in[i];
 	if (!r->started) {
 		/*
@@ -960,11 +1027,12 @@ int bt_reader_next_input(struct bt_reader *r, size_t i, struct bt_event *ev)
 			in->dead = rc;
 			return rc;
 		}
-		if (!rc)
-			break;
+		if (rc)
+			continue;
+		r->st.events++;
+		if (!ev_aside(r, ev))
+			return 1;
 	}
-	r->st.events++;
-	return 1;
 }
 
 int bt_reader_all_empty(struct bt_reader *r)
@@ -993,6 +1061,20 @@ const char *bt_reader_error(const struct bt_reader *r, const char **file,
 int bt_reader_empty(const struct bt_reader *r)
 {
 	return r->empty;
+}
+
+void bt_reader_set_actions(struct bt_reader *r, uint32_t mask)
+{
+	struct input *in = r->alone ? r->alone : r->lone;
+
+	r->aside = ~mask;
+	r->alone = r->aside ? NULL : in;
+	r->lone = r->aside ? in : NULL;
+}
+
+uint64_t bt_reader_newest(const struct bt_reader *r)
+{
+	return r->have_time ? r->max_time : 0;
 }
 
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st)

@@ -172,6 +172,7 @@ struct bt_reader {
 	 * in the merge, of a native layout, a time was delivered, no error.
 	 */
 	struct input *alone;
+	struct input *lone;	/* the same while actions are set aside */
 	/*
 	 * The input delivered last in a merge of several, while
 	 * next_merge() may advance it and take the next record the short
@@ -184,8 +185,13 @@ struct bt_reader {
 	struct input *err_in;
 	uint64_t err_off;
 	char msg[160];
-	uint64_t max_time;	/* latest non-note time delivered */
+	uint64_t max_time;	/* latest non-note time read */
 	int have_time;
+	/*
+	 * bt_reader_set_actions(): bit a set, records of action a are read,
+	 * checked and counted but not delivered.  0 delivers everything.
+	 */
+	uint32_t aside;
 	struct bt_reader_stats st;
 	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */

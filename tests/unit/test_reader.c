@@ -735,6 +735,185 @@ static void test_reader_names_and_add_after_start(void **state)
 	bt_reader_free(NULL);
 }
 
+/* ------------------------------------------------ actions set aside */
+
+/* A random trace for the set-aside tests: a few of every shape. */
+static void build_random(struct tb *t, unsigned flags, int ctx, unsigned cpu,
+			 uint32_t *rnd)
+{
+	static const uint32_t acts[] = {
+		BT_A_QUEUE, BT_A_BACKMERGE, BT_A_GETRQ, BT_A_INSERT,
+		BT_A_ISSUE, BT_A_COMPLETE, BT_A_REQUEUE, BT_A_PLUG,
+	};
+	struct bt_event e, prev;
+	uint64_t time = 1000;
+	uint32_t seq = 1;
+
+	tb_init(t, flags, ctx);
+	memset(&prev, 0, sizeof(prev));
+	for (int i = 0; i < 400; i++) {
+		*rnd = *rnd * 1103515245u + 12345u;
+		uint32_t x = *rnd >> 8;
+
+		if (i && x % 23 == 0) {
+			tb_add(t, &prev);	/* a copy: dropped as one */
+			continue;
+		}
+		time += x % 7 == 0 ? 0 : x % 500;
+		if (x % 31 == 0 && time > 3000)
+			time -= 2000;		/* backwards */
+		if (x % 37 == 0)
+			seq += 3;		/* a gap */
+		if (x % 13 == 0) {
+			e = tb_note(time, 100 + x % 5, "proc");
+		} else {
+			e = tb_ev(time, seq++, acts[x % 8],
+				  x & 1 ? BT_TC_WRITE : BT_TC_READ,
+				  x % 5 ? 4096 : 0);
+			e.cpu = cpu;
+		}
+		tb_add(t, &e);
+		prev = e;
+	}
+}
+
+static void assert_same_event(const struct bt_event *a,
+			      const struct bt_event *b)
+{
+	assert_int_equal(a->time, b->time);
+	assert_int_equal(a->sector, b->sector);
+	assert_int_equal(a->offset, b->offset);
+	assert_int_equal(a->input, b->input);
+	assert_int_equal(a->sequence, b->sequence);
+	assert_int_equal(a->action, b->action);
+	assert_int_equal(a->category, b->category);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->cpu, b->cpu);
+	assert_int_equal(a->pdu_len, b->pdu_len);
+	if (a->pdu_len)
+		assert_memory_equal(a->pdu, b->pdu, a->pdu_len);
+}
+
+static struct bt_reader *open_random(struct tb *t, size_t n)
+{
+	struct bt_reader *r;
+
+	assert_int_equal(bt_reader_new(&r), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(bt_reader_add_mem(r, t[i].buf, t[i].len,
+						   "cpu"), 0);
+	return r;
+}
+
+/*
+ * The events delivered with actions set aside are those delivered
+ * without, less the ones set aside, all fields equal; the statistics,
+ * warnings and newest time are the same.  Over one input and a merge of
+ * three, in every layout (short paths and general ones), with the mask
+ * changed every few events as bt_sync_actions() changes it.
+ */
+static void test_reader_sets_actions_aside(void **state)
+{
+	static const uint32_t masks[] = {
+		1u << BT_A_QUEUE | 1u << BT_A_ISSUE | 1u << BT_A_COMPLETE,
+		~0u,
+		1u << BT_A_COMPLETE,
+		0,
+	};
+	uint32_t rnd = 7;
+
+	(void)state;
+	for (size_t l = 0; l < NLAYOUTS; l++) {
+		for (size_t n = 1; n <= 3; n += 2) {
+			struct tb t[3];
+			struct bt_reader *all, *some;
+			struct bt_reader_stats sa, ss;
+			struct bt_event e, f;
+			char b1[256], b2[256];
+			size_t k = 0, delivered = 0, aside = 0;
+			uint32_t mask = masks[0];
+			int rc;
+
+			for (size_t i = 0; i < n; i++)
+				build_random(&t[i], layouts[l].flags,
+					     layouts[l].ctx, (unsigned)i, &rnd);
+			all = open_random(t, n);
+			some = open_random(t, n);
+			bt_reader_set_actions(some, mask);
+			while ((rc = bt_reader_next(all, &e)) == 1) {
+				if (!bt_event_is_note(&e) &&
+				    !(mask >> e.action & 1)) {
+					aside++;
+					continue;
+				}
+				assert_int_equal(bt_reader_next(some, &f), 1);
+				assert_same_event(&e, &f);
+				if (++delivered % 17 == 0) {
+					mask = masks[++k % 4];
+					bt_reader_set_actions(some, mask);
+				}
+				assert_int_equal(bt_reader_newest(all),
+						 bt_reader_newest(some));
+			}
+			assert_int_equal(rc, 0);
+			assert_int_equal(bt_reader_next(some, &f), 0);
+			assert_true(aside > 50);
+			bt_reader_get_stats(all, &sa);
+			bt_reader_get_stats(some, &ss);
+			assert_memory_equal(&sa, &ss, sizeof(sa));
+			assert_true(sa.duplicates > 0 && sa.backwards > 0 &&
+				    sa.gaps > 0);
+			for (size_t i = 0;; i++) {
+				const char *w1 = bt_reader_warning(all, i, b1,
+								   sizeof(b1));
+				const char *w2 = bt_reader_warning(some, i, b2,
+								   sizeof(b2));
+
+				if (!w1 || !w2) {
+					assert_true(!w1 && !w2);
+					break;
+				}
+				assert_string_equal(w1, w2);
+			}
+			bt_reader_free(all);
+			bt_reader_free(some);
+			for (size_t i = 0; i < n; i++)
+				tb_free(&t[i]);
+		}
+	}
+}
+
+/* The newest time read: 0 before any, the latest of all read, set aside too. */
+static void test_reader_newest_counts_what_is_set_aside(void **state)
+{
+	struct tb t;
+	struct bt_event e;
+	struct bt_reader *r;
+
+	(void)state;
+	tb_init(&t, 0, 0);
+	e = tb_ev(100, 1, BT_A_QUEUE, BT_TC_WRITE, 4096);
+	tb_add(&t, &e);
+	e = tb_ev(900, 2, BT_A_BACKMERGE, BT_TC_WRITE, 4096);
+	tb_add(&t, &e);
+	e = tb_ev(500, 3, BT_A_COMPLETE, BT_TC_WRITE, 8192);
+	tb_add(&t, &e);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t.buf, t.len, "n.bin"), 0);
+	assert_int_equal(bt_reader_newest(r), 0);
+	bt_reader_set_actions(r, 1u << BT_A_QUEUE | 1u << BT_A_COMPLETE);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_QUEUE);
+	assert_int_equal(bt_reader_newest(r), 100);
+	assert_int_equal(bt_reader_next(r, &e), 1);
+	assert_int_equal(e.action, BT_A_COMPLETE);
+	assert_int_equal(bt_reader_newest(r), 900);	/* the M's */
+	assert_int_equal(bt_reader_next(r, &e), 0);
+	bt_reader_free(r);
+	tb_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +931,8 @@ int main(void)
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
 		cmocka_unit_test(test_reader_empty_mem_is_empty_trace),
 		cmocka_unit_test(test_reader_names_and_add_after_start),
+		cmocka_unit_test(test_reader_sets_actions_aside),
+		cmocka_unit_test(test_reader_newest_counts_what_is_set_aside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
