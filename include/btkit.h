@@ -791,6 +791,20 @@ static inline int bt_sync_wants_comm(const struct bt_event *ev)
 	return ev->action == BT_A_QUEUE &&
 	       (ev->category & (BT_TC_FLUSH | BT_TC_FUA)) != 0;
 }
+/*
+ * The actions (1u << BT_A_*) whose events can change what s reports from
+ * here on: Q, D and C while no episode is open, every action while one is
+ * (any event's time can close it as waiting too long).  For a reader's
+ * bt_reader_set_actions() after each event fed; when it widens, first
+ * bt_sync_skipped(s, bt_reader_newest(r)).  The results are then those of
+ * feeding every event.
+ */
+uint32_t bt_sync_actions(const struct bt_sync *s);
+/*
+ * Events up to time t were not fed (a reader set them aside) while
+ * bt_sync_actions() was at its narrowest: s takes their time.
+ */
+void bt_sync_skipped(struct bt_sync *s, uint64_t t);
 /* End of trace: open episodes go to the callback with BT_SYNC_CENSORED. */
 void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);

@@ -405,6 +405,23 @@ int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 	return feed_event(s, ev, comm);
 }
 
+uint32_t bt_sync_actions(const struct bt_sync *s)
+{
+	/* With one open, any event's time can expire it (expire()). */
+	return s->nep ? ~0u : 1u << BT_A_QUEUE | 1u << BT_A_ISSUE |
+			      1u << BT_A_COMPLETE;
+}
+
+void bt_sync_skipped(struct bt_sync *s, uint64_t t)
+{
+	/*
+	 * Fed while no episode was open, those events would only have moved
+	 * the time on: expire() had nothing to look at.
+	 */
+	if (t > s->now)
+		s->now = t;
+}
+
 void bt_sync_finish(struct bt_sync *s)
 {
 	expire(s, s->now);

@@ -12,8 +12,10 @@
 #include <setjmp.h>
 #include <string.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "trace_build.h"
 
 #define MS 1000000ull
 #define DEV BT_DEV_MAKE(8, 0)
@@ -394,6 +396,160 @@ static void test_sync_new_rejects_bad_opts(void **state)
 	assert_null(s);
 }
 
+/* ------------------------------------ a reader setting actions aside */
+
+struct eps {
+	struct bt_sync_ep *ep;
+	size_t n, cap;
+};
+
+static void collect_all(const struct bt_sync_ep *ep, void *arg)
+{
+	struct eps *g = arg;
+
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->ep = realloc(g->ep, g->cap * sizeof(*g->ep));
+		assert_non_null(g->ep);
+	}
+	g->ep[g->n++] = *ep;
+}
+
+/*
+ * A random trace of sync writes, flushes, FUA writes, journal commits and
+ * other I/O from a few processes, with every event of their requests (Q
+ * M G I D C), now and then a jump back in time longer than the flush
+ * wait after an event set aside, so that its time matters.
+ */
+static void build_syncs(struct tb *t, uint32_t seed)
+{
+	static const uint32_t cats[] = { WS, FWS, FWFS, BT_TC_FLUSH,
+					 BT_TC_WRITE, BT_TC_READ, BT_TC_READ,
+					 BT_TC_WRITE, BT_TC_READ, BT_TC_READ,
+					 BT_TC_WRITE };
+	static const uint32_t acts[] = { BT_A_BACKMERGE, BT_A_GETRQ,
+					 BT_A_INSERT, BT_A_ISSUE,
+					 BT_A_COMPLETE };
+	struct bt_event e;
+	uint64_t time = MS;
+	uint32_t seq = 1, x = seed;
+
+	tb_init(t, 0, 0);
+	e = tb_note(1, JBD, "jbd2/sda1-8");
+	tb_add(t, &e);
+	for (int i = 0; i < 600; i++) {
+		x = x * 1103515245u + 12345u;
+		uint32_t r = x >> 8, cat = cats[r % 11];
+		uint64_t sector = 1000 + 8 * (r / 11 % 16);
+
+		time += r % 3 ? r % (2 * MS) : 0;
+		e = tb_ev(time, seq++, BT_A_QUEUE, cat,
+			  cat == BT_TC_FLUSH ? 0 : 4096);
+		e.pid = r % 53 == 0 ? JBD : 10 + r % 4;
+		e.sector = sector;
+		e.dev = DEV;
+		tb_add(t, &e);
+		for (size_t k = 0; k < 5; k++) {
+			if (k == 0 && r % 2)
+				continue;	/* no back merge */
+			/*
+			 * Now and then one never dispatched, and time jumps
+			 * back after it: its newest time is an I set aside.
+			 */
+			if (k == 3 && r % 9 == 0) {
+				time -= 12 * MS;
+				break;
+			}
+			time += 1000 * (k + 1) + r % 777;
+			e.time = time;
+			e.sequence = seq++;
+			e.action = acts[k];
+			tb_add(t, &e);
+		}
+	}
+	/* Last, a sync write that never completes: censored at the I. */
+	e = tb_ev(time + MS, seq++, BT_A_QUEUE, WS, 4096);
+	e.pid = 10;
+	e.dev = DEV;
+	tb_add(t, &e);
+	for (size_t k = 1; k < 3; k++) {
+		e.time += MS;
+		e.sequence = seq++;
+		e.action = acts[k];
+		tb_add(t, &e);
+	}
+}
+
+/* The episodes of one trace: every event fed, or only bt_sync_actions(). */
+static void run_syncs(const struct tb *t, int follow, struct eps *g)
+{
+	struct bt_sync_opts o = { .episode = collect_all, .arg = g,
+				  .noflush_ns = 5 * MS };
+	struct bt_reader *r;
+	struct bt_sync *s;
+	struct bt_event e;
+	uint32_t want = ~0u, now;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add_mem(r, t->buf, t->len, "s.bin"), 0);
+	assert_int_equal(bt_sync_new(&s, &o), 0);
+	while ((rc = bt_reader_next(r, &e)) == 1) {
+		if (bt_event_is_note(&e))
+			continue;
+		assert_int_equal(bt_sync_feed(s, &e, bt_sync_wants_comm(&e) ?
+					      bt_reader_comm(r, e.pid) : NULL),
+				 0);
+		now = bt_sync_actions(s);
+		if (follow && now != want) {
+			if (now & ~want)
+				bt_sync_skipped(s, bt_reader_newest(r));
+			bt_reader_set_actions(r, now);
+			want = now;
+		}
+	}
+	assert_int_equal(rc, 0);
+	bt_sync_finish(s);
+	bt_sync_free(s);
+	bt_reader_free(r);
+}
+
+/*
+ * What bt_sync_actions() lets a reader set aside changes nothing: the
+ * same episodes in the same order, on traces where both narrow and wide
+ * stretches come, episodes close by flush, by waiting too long and at the
+ * end.
+ */
+static void test_sync_actions_set_aside_change_nothing(void **state)
+{
+	size_t flushes = 0, noflush = 0, censored = 0;
+
+	(void)state;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct tb t;
+		struct eps a, b;
+
+		build_syncs(&t, seed);
+		run_syncs(&t, 0, &a);
+		run_syncs(&t, 1, &b);
+		assert_int_equal(a.n, b.n);
+		for (size_t i = 0; i < a.n; i++) {
+			assert_memory_equal(&a.ep[i], &b.ep[i], sizeof(a.ep[i]));
+			if (a.ep[i].flags & BT_SYNC_NOFLUSH)
+				noflush++;
+			else if (a.ep[i].flags & BT_SYNC_CENSORED)
+				censored++;
+			else
+				flushes++;
+		}
+		free(a.ep);
+		free(b.ep);
+		tb_free(&t);
+	}
+	assert_true(flushes > 100 && noflush > 20 && censored > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_sync_no_cache_device),
 		cmocka_unit_test(test_sync_is_journal_names),
 		cmocka_unit_test(test_sync_new_rejects_bad_opts),
+		cmocka_unit_test(test_sync_actions_set_aside_change_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
