@@ -925,6 +925,12 @@ struct bt_size_hist {
 /* 0 or -ENOMEM / -EINVAL. */
 int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts);
 /*
+ * The one action (1u << BT_A_*) whose events s counts: the dispatch, or
+ * the queue with at_q.  Without a tracker (no per_pid), a reader may set
+ * the others aside (bt_reader_set_actions()).
+ */
+uint32_t bt_size_actions(const struct bt_size *s);
+/*
  * One event and the request bt_tracker_feed() said it touched (NULL if
  * none: the owner is then the event's pid).  0 or -ENOMEM.
  */

@@ -56,6 +56,11 @@ int bt_size_new(struct bt_size **out, const struct bt_size_opts *opts)
 	return 0;
 }
 
+uint32_t bt_size_actions(const struct bt_size *s)
+{
+	return 1u << s->action;
+}
+
 int bt_size_feed(struct bt_size *s, const struct bt_event *ev,
 		 const struct bt_request *rq)
 {

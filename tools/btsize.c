@@ -125,6 +125,12 @@ int main(int argc, char **argv)
 	/* Owners need the tracker; plain histograms do not. */
 	if (s.so.per_pid && bt_tracker_new(&tr, NULL) < 0)
 		tool_nomem(&s.o);
+	/*
+	 * Without them, the reader need not deliver the other actions; -w
+	 * counts from the first event of any action, which it must see.
+	 */
+	if (!tr && !s.o.has_window)
+		bt_reader_set_actions(r, bt_size_actions(sz));
 	while ((rc = tool_next(&s.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (tr)
