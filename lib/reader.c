@@ -716,6 +716,62 @@ _Static_assert(offsetof(struct bt_event, version) ==
 	       offsetof(struct bt_event, has_cgroup) + 2 &&
 	       sizeof(((struct bt_event *)0)->input) == 2, "event's tail");
 
+/* A record's header as the short paths test it, read from its bytes. */
+struct head {
+	const unsigned char *p;
+	size_t start, total;
+	uint64_t time, dc;
+	uint32_t act, seq;
+};
+
+/*
+ * The next record of in when it is a whole event of its layout's (wide)
+ * constant without cgroup id, and, with merge, stays first in the heap;
+ * 0 for anything else.  The checks read the record's bytes, not e's
+ * fields: a load of fields just stored apart (action and category) waits
+ * for them.
+ */
+static inline __attribute__((always_inline)) int
+head_of(const struct bt_reader *r, const struct input *in, int wide,
+	int merge, struct head *h)
+{
+	size_t avail = in->end - in->pos;
+	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7;
+	uint32_t m;
+
+	h->start = in->pos;
+	h->p = in->data + h->start;
+	if (avail < hdr)
+		return 0;
+	h->time = bt_ld64(h->p + BT_OFF_TIME, 0) + in->shift;
+	if (merge && !stays_first(r, in, h->time))
+		return 0;
+	memcpy(&m, h->p, 4);
+	h->act = wide ? (uint32_t)bt_ld64(h->p + BT_V8_ACTION, 0) :
+			bt_ld32(h->p + BT_V7_ACTION, 0);
+	h->seq = bt_ld32(h->p + BT_OFF_SEQUENCE, 0);
+	h->total = hdr + bt_ld16(h->p + (wide ? BT_V8_PDU_LEN :
+						 BT_V7_PDU_LEN), 0);
+	if (m != in->magic_raw ||
+	    (h->act & (BT_TC_NOTIFY << 16 | BT_A_CGROUP)) || avail < h->total)
+		return 0;
+	memcpy(&h->dc, h->p + (wide ? BT_V8_DEVICE : BT_V7_DEVICE), 8);
+	return 1;
+}
+
+/* The event of a record head_of() passed, at input offset off. */
+static inline __attribute__((always_inline)) void
+decode_as(struct bt_event *restrict e, const struct input *restrict in,
+	  const struct head *h, uint64_t off, int wide)
+{
+	decode(e, h->p, 0, wide);
+	e->time = h->time;
+	e->offset = off;
+	e->pdu = e->pdu_len ? h->p + (wide ? BT_HDR_V8 : BT_HDR_V7) : NULL;
+	e->cgroup = 0;
+	memcpy(&e->has_cgroup, in->ev_tail, sizeof(in->ev_tail));
+}
+
 /*
  * The common record of the input read alone (r->alone), its layout's
  * (wide) constant: a whole sequenced event, no cgroup id, the next in
@@ -733,54 +789,30 @@ static inline __attribute__((always_inline)) int
 fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	struct bt_event *restrict e, int wide, int merge, int aside)
 {
-	size_t start = in->pos, avail = in->end - start;
-	size_t hdr = wide ? BT_HDR_V8 : BT_HDR_V7, total;
-	const unsigned char *p = in->data + start;
 	struct seq_slot *s;
-	uint32_t m, act, seq;
-	uint64_t dc, time, off;
+	struct head h;
+	uint64_t off;
 
-	/*
-	 * The checks read the record's bytes, not e's fields: a load of
-	 * fields just stored apart (action and category) waits for them.
-	 */
-	if (avail < hdr)
+	if (!head_of(r, in, wide, merge, &h) || !h.seq)
 		return 0;
-	time = bt_ld64(p + BT_OFF_TIME, 0) + in->shift;
-	if (merge && !stays_first(r, in, time))
+	s = *bt_dup_hot(in, h.dc);
+	if (s->dc != h.dc || h.seq != s->expect || h.time < r->max_time)
 		return 0;
-	memcpy(&m, p, 4);
-	act = wide ? (uint32_t)bt_ld64(p + BT_V8_ACTION, 0) :
-		     bt_ld32(p + BT_V7_ACTION, 0);
-	seq = bt_ld32(p + BT_OFF_SEQUENCE, 0);
-	total = hdr + bt_ld16(p + (wide ? BT_V8_PDU_LEN : BT_V7_PDU_LEN), 0);
-	if (m != in->magic_raw || (act & (BT_TC_NOTIFY << 16 | BT_A_CGROUP)) ||
-	    !seq || avail < total)
-		return 0;
-	memcpy(&dc, p + (wide ? BT_V8_DEVICE : BT_V7_DEVICE), 8);
-	s = *bt_dup_hot(in, dc);
-	if (s->dc != dc || seq != s->expect || time < r->max_time)
-		return 0;
-	off = in->base + start;
+	off = in->base + h.start;
 	if (!wide) {
-		bt_dup_remember_v7(s, p, seq, time, off, in->index);
+		bt_dup_remember_v7(s, h.p, h.seq, h.time, off, in->index);
 		/* Set aside: taken as a delivery takes it, not decoded. */
-		if (aside && set_aside(r->aside, act)) {
-			in->pos = start + total;
-			r->st.bytes += total;
-			r->max_time = time;
+		if (aside && set_aside(r->aside, h.act)) {
+			in->pos = h.start + h.total;
+			r->st.bytes += h.total;
+			r->max_time = h.time;
 			r->st.events++;
 			return 2;
 		}
 	}
-	decode(e, p, 0, wide);
-	e->time = time;
-	e->offset = off;
-	e->pdu = e->pdu_len ? p + hdr : NULL;
-	e->cgroup = 0;
-	memcpy(&e->has_cgroup, in->ev_tail, sizeof(in->ev_tail));
-	in->pos = start + total;
-	r->st.bytes += total;
+	decode_as(e, in, &h, off, wide);
+	in->pos = h.start + h.total;
+	r->st.bytes += h.total;
 	if (wide) {
 		/*
 		 * The slot's copy loads e's fields again (forwarded from the
@@ -790,9 +822,39 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 		__asm__ volatile("" ::: "memory");
 		bt_dup_remember(s, e);
 	}
-	r->max_time = time;
+	r->max_time = h.time;
 	r->st.events++;
-	return wide && aside && set_aside(r->aside, act) ? 2 : 1;
+	return wide && aside && set_aside(r->aside, h.act) ? 2 : 1;
+}
+
+/*
+ * fast_as() of a sequence-less record (what tracefs captures hold):
+ * taken when it is newer than what its slot and the reader delivered, so
+ * no copy (bt_dup_unsequenced() would search the window for none), and
+ * the window is there to remember it in.  Its own path, tried after
+ * fast_as(): a branch for it there cost the sequenced run 7 instructions
+ * a record in the registers GCC gave it.
+ */
+static inline __attribute__((always_inline)) int
+unsequenced_as(struct bt_reader *restrict r, struct input *restrict in,
+	       struct bt_event *restrict e, int wide, int merge, int aside)
+{
+	struct seq_slot *s;
+	struct head h;
+
+	if (!head_of(r, in, wide, merge, &h) || h.seq || !r->win)
+		return 0;
+	s = *bt_dup_hot(in, h.dc);
+	if (s == &r->seq_none || s->dc != h.dc || h.time <= s->max_time ||
+	    h.time < r->max_time)
+		return 0;
+	decode_as(e, in, &h, in->base + h.start, wide);
+	bt_dup_unsequenced_newer(r, in, s, e);
+	in->pos = h.start + h.total;
+	r->st.bytes += h.total;
+	r->max_time = h.time;
+	r->st.events++;
+	return aside && set_aside(r->aside, h.act) ? 2 : 1;
 }
 
 /*
@@ -876,6 +938,9 @@ merge_step(struct bt_reader *r, struct bt_event *ev, int aside)
 	 */
 	rc = !in->layout ? fast_as(r, in, ev, 0, 1, aside) :
 			   fast_as(r, in, ev, 1, 1, aside);
+	if (!rc)
+		rc = !in->layout ? unsequenced_as(r, in, ev, 0, 1, aside) :
+				   unsequenced_as(r, in, ev, 1, 1, aside);
 	if (rc)
 		return rc;
 	if (!in->layout ? merge_decode(r, in, 0) : merge_decode(r, in, 1)) {
@@ -905,6 +970,12 @@ slow:
 static __attribute__((noinline)) int merge_aside(struct bt_reader *r,
 						 struct bt_event *ev)
 {
+	struct input *in = r->lone;
+	int rc;
+
+	if (in && (rc = !in->layout ? unsequenced_as(r, in, ev, 0, 0, 1) :
+				     unsequenced_as(r, in, ev, 1, 0, 1)))
+		return rc;
 	return merge_step(r, ev, 1);
 }
 
@@ -927,6 +998,12 @@ static __attribute__((noinline)) int next_aside(struct bt_reader *r,
 static __attribute__((noinline)) int next_merge(struct bt_reader *r,
 						struct bt_event *ev)
 {
+	struct input *in = r->alone;
+	int rc;
+
+	if (in && (rc = !in->layout ? unsequenced_as(r, in, ev, 0, 0, 0) :
+				     unsequenced_as(r, in, ev, 1, 0, 0)))
+		return rc;
 	return merge_step(r, ev, 0);
 }
 

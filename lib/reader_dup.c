@@ -197,6 +197,22 @@ static void win_insert(struct bt_reader *r, uint64_t fp,
 	r->win_n++;
 }
 
+/* Records of separate recordings are never copies of each other. */
+static inline uint64_t fp_of(const struct input *in, const struct bt_event *e)
+{
+	uint64_t fp = bt_dup_fingerprint(e) ^
+		      (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
+
+	return fp + !fp;
+}
+
+void bt_dup_unsequenced_newer(struct bt_reader *r, struct input *in,
+			      struct seq_slot *s, const struct bt_event *e)
+{
+	s->max_time = e->time;
+	win_insert(r, fp_of(in, e), e);
+}
+
 /*
  * A note or a sequence-less record (tracefs): 1 when it equals one of
  * the recent window.  A copy is never newer than what its device and CPU
@@ -225,9 +241,7 @@ int bt_dup_unsequenced(struct bt_reader *r, struct input *in,
 		}
 	}
 	s = seq_get(r, in, e->dev, e->cpu);
-	/* Records of separate recordings are never copies of each other. */
-	fp = bt_dup_fingerprint(e) ^ (uint64_t)in->rec * 0x9e3779b97f4a7c15ull;
-	fp += !fp;
+	fp = fp_of(in, e);
 	if (!s || e->time <= s->max_time) {
 		if ((w = win_find(r, fp))) {
 			if (!r->dup1.at.valid) {

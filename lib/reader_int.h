@@ -370,6 +370,13 @@ int bt_dup_sequenced(struct bt_reader *r, struct input *in,
 		     const struct bt_event *e);
 int bt_dup_unsequenced(struct bt_reader *r, struct input *in,
 		       const struct bt_event *e);
+/*
+ * bt_dup_unsequenced() of a sequence-less record (not a note) newer than
+ * what its slot s delivered, with the window allocated: no copy, so all
+ * it does is remember the record.
+ */
+void bt_dup_unsequenced_newer(struct bt_reader *r, struct input *in,
+			      struct seq_slot *s, const struct bt_event *e);
 /* A record's fingerprint: every field and the payload. */
 uint64_t bt_dup_fingerprint(const struct bt_event *e);
 

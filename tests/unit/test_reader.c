@@ -739,7 +739,7 @@ static void test_reader_names_and_add_after_start(void **state)
 
 /* A random trace for the set-aside tests: a few of every shape. */
 static void build_random(struct tb *t, unsigned flags, int ctx, unsigned cpu,
-			 uint32_t *rnd)
+			 int unsequenced, uint32_t *rnd)
 {
 	static const uint32_t acts[] = {
 		BT_A_QUEUE, BT_A_BACKMERGE, BT_A_GETRQ, BT_A_INSERT,
@@ -767,7 +767,7 @@ static void build_random(struct tb *t, unsigned flags, int ctx, unsigned cpu,
 		if (x % 13 == 0) {
 			e = tb_note(time, 100 + x % 5, "proc");
 		} else {
-			e = tb_ev(time, seq++, acts[x % 8],
+			e = tb_ev(time, unsequenced ? 0 : seq++, acts[x % 8],
 				  x & 1 ? BT_TC_WRITE : BT_TC_READ,
 				  x % 5 ? 4096 : 0);
 			e.cpu = cpu;
@@ -806,12 +806,85 @@ static struct bt_reader *open_random(struct tb *t, size_t n)
 	return r;
 }
 
+/* The rest of two readers' runs: the same events, statistics, warnings. */
+static void assert_same_runs(struct bt_reader *a, struct bt_reader *b)
+{
+	struct bt_reader_stats sa, sb;
+	struct bt_event e, f;
+	char b1[256], b2[256];
+	int rc;
+
+	while ((rc = bt_reader_next(a, &e)) == 1) {
+		assert_int_equal(bt_reader_next(b, &f), 1);
+		assert_same_event(&e, &f);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(bt_reader_next(b, &f), 0);
+	bt_reader_get_stats(a, &sa);
+	bt_reader_get_stats(b, &sb);
+	assert_memory_equal(&sa, &sb, sizeof(sa));
+	for (size_t i = 0;; i++) {
+		const char *w1 = bt_reader_warning(a, i, b1, sizeof(b1));
+		const char *w2 = bt_reader_warning(b, i, b2, sizeof(b2));
+
+		if (!w1 || !w2) {
+			assert_true(!w1 && !w2);
+			break;
+		}
+		assert_string_equal(w1, w2);
+	}
+}
+
+/*
+ * The short paths (native byte order) and the general one (swapped)
+ * read the same random traces alike, with sequences and without (as
+ * tracefs captures are), one input and a merge of three: copies dropped,
+ * gaps and time going back counted, the same warnings.
+ */
+static void test_reader_short_paths_match_general(void **state)
+{
+	static const unsigned native[] = { 0, BT_ENC_V8 };
+
+	(void)state;
+	for (int unseq = 0; unseq <= 1; unseq++) {
+		for (size_t l = 0; l < 2; l++) {
+			for (size_t n = 1; n <= 3; n += 2) {
+				struct tb t[3], u[3];
+				struct bt_reader *a, *b;
+				struct bt_reader_stats st;
+				uint32_t r1 = 11, r2 = 11;
+
+				for (size_t i = 0; i < n; i++) {
+					build_random(&t[i], native[l], 0,
+						     (unsigned)i, unseq, &r1);
+					build_random(&u[i],
+						     native[l] | BT_ENC_SWAP, 0,
+						     (unsigned)i, unseq, &r2);
+				}
+				a = open_random(t, n);
+				b = open_random(u, n);
+				assert_same_runs(a, b);
+				bt_reader_get_stats(a, &st);
+				assert_true(st.duplicates > 0 &&
+					    st.backwards > 0);
+				bt_reader_free(a);
+				bt_reader_free(b);
+				for (size_t i = 0; i < n; i++) {
+					tb_free(&t[i]);
+					tb_free(&u[i]);
+				}
+			}
+		}
+	}
+}
+
 /*
  * The events delivered with actions set aside are those delivered
  * without, less the ones set aside, all fields equal; the statistics,
  * warnings and newest time are the same.  Over one input and a merge of
- * three, in every layout (short paths and general ones), with the mask
- * changed every few events as bt_sync_actions() changes it.
+ * three, in every layout (short paths and general ones), with sequences
+ * and without, the mask changed every few events as bt_sync_actions()
+ * changes it.
  */
 static void test_reader_sets_actions_aside(void **state)
 {
@@ -824,8 +897,9 @@ static void test_reader_sets_actions_aside(void **state)
 	uint32_t rnd = 7;
 
 	(void)state;
-	for (size_t l = 0; l < NLAYOUTS; l++) {
+	for (size_t l = 0; l < 2 * NLAYOUTS; l++) {
 		for (size_t n = 1; n <= 3; n += 2) {
+			int unseq = l >= NLAYOUTS;
 			struct tb t[3];
 			struct bt_reader *all, *some;
 			struct bt_reader_stats sa, ss;
@@ -836,8 +910,9 @@ static void test_reader_sets_actions_aside(void **state)
 			int rc;
 
 			for (size_t i = 0; i < n; i++)
-				build_random(&t[i], layouts[l].flags,
-					     layouts[l].ctx, (unsigned)i, &rnd);
+				build_random(&t[i], layouts[l % NLAYOUTS].flags,
+					     layouts[l % NLAYOUTS].ctx,
+					     (unsigned)i, unseq, &rnd);
 			all = open_random(t, n);
 			some = open_random(t, n);
 			bt_reader_set_actions(some, mask);
@@ -863,7 +938,7 @@ static void test_reader_sets_actions_aside(void **state)
 			bt_reader_get_stats(some, &ss);
 			assert_memory_equal(&sa, &ss, sizeof(sa));
 			assert_true(sa.duplicates > 0 && sa.backwards > 0 &&
-				    sa.gaps > 0);
+				    (unseq || sa.gaps > 0));
 			for (size_t i = 0;; i++) {
 				const char *w1 = bt_reader_warning(all, i, b1,
 								   sizeof(b1));
@@ -931,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_reader_counts_time_going_backwards),
 		cmocka_unit_test(test_reader_empty_mem_is_empty_trace),
 		cmocka_unit_test(test_reader_names_and_add_after_start),
+		cmocka_unit_test(test_reader_short_paths_match_general),
 		cmocka_unit_test(test_reader_sets_actions_aside),
 		cmocka_unit_test(test_reader_newest_counts_what_is_set_aside),
 	};
