@@ -215,6 +215,11 @@ void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st);
  */
 void bt_reader_set_actions(struct bt_reader *r, uint32_t mask);
 /*
+ * The actions (1u << BT_A_*) of the events set aside so far: with those
+ * delivered, what the trace holds (for a message on what it lacks).
+ */
+uint32_t bt_reader_set_aside(const struct bt_reader *r);
+/*
  * The newest event time bt_reader_next() has read (ns, as delivered),
  * events set aside included; 0 before any.
  */

@@ -677,17 +677,24 @@ static int next_alone(struct bt_reader *r, struct input *in,
 	return 1;
 }
 
-/* Whether a record of action word act is set aside by mask (r->aside). */
-static inline int set_aside(uint32_t mask, uint32_t act)
+/*
+ * Whether a record of action word act is set aside (r->aside), its
+ * action then noted among those set aside.
+ */
+static inline int set_aside(struct bt_reader *r, uint32_t act)
 {
-	return (act & 0xffff) < 32 && (mask >> (act & 0xffff) & 1);
+	uint32_t a = act & 0xffff;
+
+	if (a >= 32 || !(r->aside >> a & 1))
+		return 0;
+	r->aside_seen |= 1u << a;
+	return 1;
 }
 
 /* The same of a decoded record: notes are always delivered. */
-static inline int ev_aside(const struct bt_reader *r, const struct bt_event *e)
+static inline int ev_aside(struct bt_reader *r, const struct bt_event *e)
 {
-	return r->aside && !bt_event_is_note(e) && e->action < 32 &&
-	       (r->aside >> e->action & 1);
+	return r->aside && !bt_event_is_note(e) && set_aside(r, e->action);
 }
 
 /*
@@ -802,7 +809,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	if (!wide) {
 		bt_dup_remember_v7(s, h.p, h.seq, h.time, off, in->index);
 		/* Set aside: taken as a delivery takes it, not decoded. */
-		if (aside && set_aside(r->aside, h.act)) {
+		if (aside && set_aside(r, h.act)) {
 			in->pos = h.start + h.total;
 			r->st.bytes += h.total;
 			r->max_time = h.time;
@@ -824,7 +831,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	}
 	r->max_time = h.time;
 	r->st.events++;
-	return wide && aside && set_aside(r->aside, h.act) ? 2 : 1;
+	return wide && aside && set_aside(r, h.act) ? 2 : 1;
 }
 
 /*
@@ -854,7 +861,7 @@ unsequenced_as(struct bt_reader *restrict r, struct input *restrict in,
 	r->st.bytes += h.total;
 	r->max_time = h.time;
 	r->st.events++;
-	return aside && set_aside(r->aside, h.act) ? 2 : 1;
+	return aside && set_aside(r, h.act) ? 2 : 1;
 }
 
 /*
@@ -1147,6 +1154,11 @@ void bt_reader_set_actions(struct bt_reader *r, uint32_t mask)
 	r->aside = ~mask;
 	r->alone = r->aside ? NULL : in;
 	r->lone = r->aside ? in : NULL;
+}
+
+uint32_t bt_reader_set_aside(const struct bt_reader *r)
+{
+	return r->aside_seen;
 }
 
 uint64_t bt_reader_newest(const struct bt_reader *r)

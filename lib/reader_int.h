@@ -192,6 +192,7 @@ struct bt_reader {
 	 * checked and counted but not delivered.  0 delivers everything.
 	 */
 	uint32_t aside;
+	uint32_t aside_seen;	/* actions of the records set aside */
 	struct bt_reader_stats st;
 	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */

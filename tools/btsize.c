@@ -126,10 +126,12 @@ int main(int argc, char **argv)
 	if (s.so.per_pid && bt_tracker_new(&tr, NULL) < 0)
 		tool_nomem(&s.o);
 	/*
-	 * Without them, the reader need not deliver the other actions; -w
-	 * counts from the first event of any action, which it must see.
+	 * Without them, the reader need not deliver the other actions.  Not
+	 * with -d or -w, which pass events by more than action: -w counts
+	 * from the first event of any action, which the tool must see, and
+	 * a message on what the trace lacks names the actions -d passed.
 	 */
-	if (!tr && !s.o.has_window)
+	if (!tr && !s.o.has_dev && !s.o.has_window)
 		bt_reader_set_actions(r, bt_size_actions(sz));
 	while ((rc = tool_next(&s.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
@@ -144,7 +146,8 @@ int main(int argc, char **argv)
 		s.t = tool_table(&s.o, bt_size_cols(sz));
 		bt_size_table(sz, s.t, r);
 	}
-	tool_explain_empty(&s.o, seen, 1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
+	tool_explain_empty(&s.o, seen | bt_reader_set_aside(r),
+			   1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
 			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?
 			   "--at=Q counts the bios submitted (Q)" :
 			   "the histograms count the requests dispatched (D)");

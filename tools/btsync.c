@@ -50,7 +50,8 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
  * results now (bt_sync_actions()), and sync takes the times of what it
  * set aside when that widens.  Not with -d or -w, which filter events by
  * more than their action: sync must see the times of the events they
- * pass, not of all the reader read.
+ * pass, not of all the reader read, and a message on what the trace
+ * lacks names the actions they passed.
  */
 static void follow_actions(struct syncer *s, struct bt_sync *sy)
 {
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 		s.t = tool_table(&s.o, bt_sync_sum_cols());
 		bt_sync_sum_table(s.sum, s.t, s.r);
 	}
+	seen |= bt_reader_set_aside(s.r);
 	if (!tool_explain_empty(&s.o, seen, 1u << BT_A_QUEUE, "btsync",
 				"an episode opens at the Q of a sync write or "
 				"flush"))

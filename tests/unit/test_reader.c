@@ -959,7 +959,10 @@ static void test_reader_sets_actions_aside(void **state)
 	}
 }
 
-/* The newest time read: 0 before any, the latest of all read, set aside too. */
+/*
+ * The newest time read: 0 before any, the latest of all read, set aside
+ * too; the actions set aside.
+ */
 static void test_reader_newest_counts_what_is_set_aside(void **state)
 {
 	struct tb t;
@@ -985,6 +988,7 @@ static void test_reader_newest_counts_what_is_set_aside(void **state)
 	assert_int_equal(e.action, BT_A_COMPLETE);
 	assert_int_equal(bt_reader_newest(r), 900);	/* the M's */
 	assert_int_equal(bt_reader_next(r, &e), 0);
+	assert_int_equal(bt_reader_set_aside(r), 1u << BT_A_BACKMERGE);
 	bt_reader_free(r);
 	tb_free(&t);
 }
