@@ -151,6 +151,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_lat *lat;
 	struct bt_event ev;
+	bool filtered;
 	int rc, status = TOOL_EXIT_OK;
 
 	parse_args(&l, argc, argv);
@@ -164,7 +165,8 @@ int main(int argc, char **argv)
 		tool_nomem(&l.o);
 	if (l.each)
 		l.t = tool_table(&l.o, bt_lat_req_cols());
-	while ((rc = tool_next(&l.o, r, &ev, &l.first)) > 0) {
+	filtered = tool_filtered(&l.o);
+	while ((rc = tool_next_as(filtered, &l.o, r, &ev, &l.first)) > 0) {
 		bt_tracker_feed(tr, &ev, &rq);
 		bt_lat_feed(lat, &ev, rq);
 	}

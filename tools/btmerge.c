@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
 	uint32_t seen = 0;
+	bool filtered;
 	int rc, status;
 
 	parse_args(&m, argc, argv);
@@ -67,7 +68,8 @@ int main(int argc, char **argv)
 	bt_merge_attach(mg, &to);
 	if (bt_tracker_new(&tr, &to) < 0)
 		tool_nomem(&m.o);
-	while ((rc = tool_next(&m.o, r, &ev, &first)) > 0) {
+	filtered = tool_filtered(&m.o);
+	while ((rc = tool_next_as(filtered, &m.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
 		bt_tracker_feed(tr, &ev, &rq);
 		if (bt_merge_feed(mg, &ev, rq) < 0)

@@ -116,6 +116,7 @@ int main(int argc, char **argv)
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
 	uint32_t seen = 0;
+	bool filtered;
 	int rc, status;
 
 	parse_args(&s, argc, argv);
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
 	 */
 	if (!tr && !s.o.has_dev && !s.o.has_window)
 		bt_reader_set_actions(r, bt_size_actions(sz));
-	while ((rc = tool_next(&s.o, r, &ev, &first)) > 0) {
+	filtered = tool_filtered(&s.o);
+	while ((rc = tool_next_as(filtered, &s.o, r, &ev, &first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (tr)
 			bt_tracker_feed(tr, &ev, &rq);

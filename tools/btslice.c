@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 	struct bt_tracker *tr;
 	const struct bt_request *rq;
 	struct bt_event ev;
+	bool filtered;
 	int rc, status;
 
 	parse_args(&s, argc, argv);
@@ -153,7 +154,8 @@ int main(int argc, char **argv)
 		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_slice_ep_cols());
-	while ((rc = tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+	filtered = tool_filtered(&s.o);
+	while ((rc = tool_next_as(filtered, &s.o, s.r, &ev, &s.first)) > 0) {
 		tool_seen(&s.seen, &ev);
 		rq = NULL;
 		if (ev.category & BT_TC_PC)

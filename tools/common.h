@@ -96,16 +96,34 @@ struct bt_reader *tool_open(const struct tool_opts *o, int argc, char **argv);
 int tool_next_filter(const struct tool_opts *o, struct bt_reader *r,
 		     struct bt_event *ev, uint64_t *first, int rc);
 
-/* Inline for the common run, without filters and past the first event. */
-static inline int tool_next(const struct tool_opts *o, struct bt_reader *r,
-			    struct bt_event *ev, uint64_t *first)
+/* Whether tool_next() has a filter to apply: -d, -p or -w. */
+static inline bool tool_filtered(const struct tool_opts *o)
+{
+	return o->has_dev | o->has_pid | o->has_window;
+}
+
+/*
+ * tool_next() for a loop that worked out tool_filtered(o) once before it,
+ * into filtered: the flags in *o are loaded again after every call the
+ * loop makes (the compiler cannot tell that the reader and the analyses
+ * leave them alone), a local stays in a register.  Inline for the common
+ * run, without filters and past the first event.
+ */
+static inline int tool_next_as(bool filtered, const struct tool_opts *o,
+			       struct bt_reader *r, struct bt_event *ev,
+			       uint64_t *first)
 {
 	int rc = bt_reader_next(r, ev);
 
-	if (rc > 0 && !(o->has_dev | o->has_pid | o->has_window) &&
-	    *first != UINT64_MAX)
+	if (rc > 0 && !filtered && *first != UINT64_MAX)
 		return 1;
 	return tool_next_filter(o, r, ev, first, rc);
+}
+
+static inline int tool_next(const struct tool_opts *o, struct bt_reader *r,
+			    struct bt_event *ev, uint64_t *first)
+{
+	return tool_next_as(tool_filtered(o), o, r, ev, first);
 }
 
 /*
