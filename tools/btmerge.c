@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
 	uint32_t seen = 0;
+	const uint32_t need = 1u << BT_A_QUEUE | 1u << BT_A_REMAP;
 	bool filtered;
 	int rc, status;
 
@@ -70,7 +71,8 @@ int main(int argc, char **argv)
 		tool_nomem(&m.o);
 	filtered = tool_filtered(&m.o);
 	while ((rc = tool_next_as(filtered, &m.o, r, &ev, &first)) > 0) {
-		tool_seen(&seen, &ev);
+		if (!(seen & need))
+			tool_seen(&seen, &ev);
 		bt_tracker_feed(tr, &ev, &rq);
 		if (bt_merge_feed(mg, &ev, rq) < 0)
 			tool_nomem(&m.o);
@@ -79,10 +81,9 @@ int main(int argc, char **argv)
 	m.t = tool_table(&m.o, bt_merge_cols(mg));
 	if (bt_merge_table(mg, m.t, r) < 0)
 		tool_nomem(&m.o);
-	tool_explain_empty(&m.o, seen, 1u << BT_A_QUEUE | 1u << BT_A_REMAP,
-			   "btmerge", "merge ratios compare the bios queued with "
-			   "the requests dispatched, from a device's first Q "
-			   "or A as btt counts them");
+	tool_explain_empty(&m.o, seen, need, "btmerge", "merge ratios compare "
+			   "the bios queued with the requests dispatched, "
+			   "from a device's first Q or A as btt counts them");
 	status = tool_done(&m.o, r, m.t, rc);
 	bt_tracker_free(tr);
 	bt_reader_free(r);

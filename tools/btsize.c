@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	struct bt_reader *r;
 	struct bt_event ev;
 	uint64_t first = UINT64_MAX;
-	uint32_t seen = 0;
+	uint32_t seen = 0, need;
 	bool filtered;
 	int rc, status;
 
@@ -134,9 +134,11 @@ int main(int argc, char **argv)
 	 */
 	if (!tr && !s.o.has_dev && !s.o.has_window)
 		bt_reader_set_actions(r, bt_size_actions(sz));
+	need = 1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE);
 	filtered = tool_filtered(&s.o);
 	while ((rc = tool_next_as(filtered, &s.o, r, &ev, &first)) > 0) {
-		tool_seen(&seen, &ev);
+		if (!(seen & need))
+			tool_seen(&seen, &ev);
 		if (tr)
 			bt_tracker_feed(tr, &ev, &rq);
 		if (bt_size_feed(sz, &ev, rq) < 0)
@@ -148,8 +150,7 @@ int main(int argc, char **argv)
 		s.t = tool_table(&s.o, bt_size_cols(sz));
 		bt_size_table(sz, s.t, r);
 	}
-	tool_explain_empty(&s.o, seen | bt_reader_set_aside(r),
-			   1u << (s.so.at_q ? BT_A_QUEUE : BT_A_ISSUE),
+	tool_explain_empty(&s.o, seen | bt_reader_set_aside(r), need,
 			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?
 			   "--at=Q counts the bios submitted (Q)" :
 			   "the histograms count the requests dispatched (D)");

@@ -22,7 +22,7 @@ struct slicer {
 	uint32_t want_pid;
 	uint64_t tau;		/* ns */
 	uint64_t first;		/* ns: first event, for start_s */
-	uint32_t seen;		/* tool_seen() of the events read */
+	uint32_t seen;		/* tool_seen() of the events read, to the first in need */
 	struct bt_slice_sum *sum;	/* the per-process rows */
 	struct bt_slice *sl;
 	struct bt_reader *r;
@@ -42,24 +42,37 @@ static void on_episode(const struct bt_slice_ep *ep, void *arg)
 		bt_slice_ep_row(s->t, ep, s->first, s->r);
 }
 
+#define EVENTS	(1u << BT_A_GETRQ | 1u << BT_A_INSERT)
+
+/* What a source needs to see a wait: tool_seen() bits. */
+static uint32_t need_of(const struct slicer *s)
+{
+	switch (s->from) {
+	case BT_SLICE_FROM_MESSAGES:
+		return TOOL_SEEN_MESSAGE;
+	case BT_SLICE_FROM_EVENTS:
+		return EVENTS;
+	default:
+		return EVENTS | TOOL_SEEN_MESSAGE;
+	}
+}
+
 /* Without the events a source needs there is no wait to see. */
 static void explain(const struct slicer *s)
 {
-	static const uint32_t events = 1u << BT_A_GETRQ | 1u << BT_A_INSERT;
-
 	switch (s->from) {
 	case BT_SLICE_FROM_MESSAGES:
-		tool_explain_empty(&s->o, s->seen, TOOL_SEEN_MESSAGE,
+		tool_explain_empty(&s->o, s->seen, need_of(s),
 				   "btslice --from=messages", "--from=messages "
 				   "follows CFQ's or BFQ's queue messages");
 		break;
 	case BT_SLICE_FROM_EVENTS:
-		tool_explain_empty(&s->o, s->seen, events,
+		tool_explain_empty(&s->o, s->seen, need_of(s),
 				   "btslice --from=events", "a wait starts when "
 				   "a request enters the scheduler (G, or I)");
 		break;
 	default:
-		tool_explain_empty(&s->o, s->seen, events | TOOL_SEEN_MESSAGE,
+		tool_explain_empty(&s->o, s->seen, need_of(s),
 				   "btslice", "a wait starts when a request "
 				   "enters the scheduler (G, or I) or at a "
 				   "scheduler message");
@@ -137,6 +150,7 @@ int main(int argc, char **argv)
 	struct bt_tracker *tr;
 	const struct bt_request *rq;
 	struct bt_event ev;
+	uint32_t seen = 0, need;
 	bool filtered;
 	int rc, status;
 
@@ -154,9 +168,11 @@ int main(int argc, char **argv)
 		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_slice_ep_cols());
+	need = need_of(&s);
 	filtered = tool_filtered(&s.o);
 	while ((rc = tool_next_as(filtered, &s.o, s.r, &ev, &s.first)) > 0) {
-		tool_seen(&s.seen, &ev);
+		if (!(seen & need))
+			tool_seen(&seen, &ev);
 		rq = NULL;
 		if (ev.category & BT_TC_PC)
 			continue;
@@ -167,6 +183,7 @@ int main(int argc, char **argv)
 		if (bt_slice_feed(s.sl, &ev, rq) < 0)
 			tool_nomem(&s.o);
 	}
+	s.seen = seen;
 	bt_slice_finish(s.sl);
 	if (!s.per_episode) {
 		s.t = tool_table(&s.o, bt_slice_sum_cols());

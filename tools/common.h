@@ -177,7 +177,11 @@ int tool_done(const struct tool_opts *o, const struct bt_reader *r,
  * scheduler messages.
  */
 #define TOOL_SEEN_MESSAGE	(1u << 31)
-/* Inline: it runs once an event, and a call cost more than its work. */
+/*
+ * Inline: it runs once an event, and a call cost more than its work.  Once
+ * seen has an event in need, tool_explain_empty() stays silent whatever
+ * else comes, so a loop may stop calling it then (test seen & need).
+ */
 static inline void tool_seen(uint32_t *seen, const struct bt_event *ev)
 {
 	if (!bt_event_is_note(ev))
