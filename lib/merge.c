@@ -56,7 +56,15 @@ struct bt_merge {
 	uint8_t by_dev;		/* no per_pid, no has_pid: rows by device */
 	struct grp *last;	/* row of (last_dev, last_pid), or NULL */
 	uint32_t last_dev, last_pid;
+	/*
+	 * With rows by device, last_dev while last is set, else NO_ROW,
+	 * which no 32-bit dev_t equals: bt_merge_feed()'s one compare for
+	 * an event of the last row's device.
+	 */
+	uint64_t dev_row;
 };
+
+#define NO_ROW	UINT64_MAX
 
 /*
  * Inline at each add(): a plain count is one increment at its index, not
@@ -89,12 +97,15 @@ static struct grp *row_other(struct bt_merge *m, uint32_t dev, uint32_t pid)
 	m->last = g;
 	m->last_dev = dev;
 	m->last_pid = pid;
+	m->dev_row = g && m->by_dev ? dev : NO_ROW;
 	return g;
 }
 
 static struct mstat *op_of(struct grp *g, uint32_t category)
 {
-	return &g->st[(category & BT_TC_WRITE) ? OP_W : OP_R];
+	size_t op = (category & BT_TC_WRITE) ? OP_W : OP_R;
+
+	return &g->st[op];
 }
 
 /* w counted in the row of (dev, pid) when it is not the last one. */
@@ -190,6 +201,23 @@ static const uint8_t what_of[BT_A_INSERT + 1] = {
 	[BT_A_COMPLETE] = (BLK + 1) | WITH_BYTES,
 };
 
+/* What ev counts in g, where a device's row has its counts. */
+static inline __attribute__((always_inline)) void
+count_event(struct grp *g, const struct bt_event *ev)
+{
+	unsigned k = ev->action < sizeof(what_of) ? what_of[ev->action] : 0;
+	struct mstat *s = op_of(g, ev->category);
+	enum what w = (enum what)((k & ~WITH_BYTES) - 1);
+
+	if (!k || (!ev->bytes && (k & WITH_BYTES)))
+		return;
+	/* an event counts no bios: a plain count or a completion's blocks */
+	if (w == BLK)
+		count(s, BLK, ev->bytes >> 9);
+	else
+		s->n[w]++;
+}
+
 static inline __attribute__((always_inline)) int
 feed_live(struct bt_merge *m, const struct bt_event *ev,
 	  const struct bt_request *rq)
@@ -197,19 +225,13 @@ feed_live(struct bt_merge *m, const struct bt_event *ev,
 	unsigned k = ev->action < sizeof(what_of) ? what_of[ev->action] : 0;
 	enum what w;
 
-	if (!k || ((k & WITH_BYTES) && !ev->bytes))
+	if (!k || (!ev->bytes && (k & WITH_BYTES)))
 		return 0;
 	w = (enum what)((k & ~WITH_BYTES) - 1);
-	if (m->by_dev) {
+	if (m->by_dev)
 		/* Without owners a row is a device's: no pid to pick. */
-		if (m->last && m->last_dev == ev->dev) {
-			count(op_of(m->last, ev->category), w,
-			      w == BLK ? ev->bytes >> 9 : 0);
-			return 0;
-		}
 		return add_other(m, ev->dev, 0, ev->category, w,
 				 w == BLK ? ev->bytes >> 9 : 0);
-	}
 	if (w == BLK)
 		/* C runs in interrupt context: its pid owns nothing. */
 		return add(m, ev->dev, rq ? rq->pid : 0, ev->category, BLK,
@@ -235,14 +257,31 @@ static int feed_other_dev(struct bt_merge *m, const struct bt_event *ev,
 	return feed_live(m, ev, rq);
 }
 
+/* An event with owners, or of a device other than the last row's. */
+__attribute__((noinline))
+static int feed_other(struct bt_merge *m, const struct bt_event *ev,
+		      const struct bt_request *rq)
+{
+	if (!m->has_live || ev->dev != m->live_dev)
+		return feed_other_dev(m, ev, rq);
+	return feed_live(m, ev, rq);
+}
+
 int bt_merge_feed(struct bt_merge *m, const struct bt_event *ev,
 		  const struct bt_request *rq)
 {
 	if (bt_event_is_note(ev) || (ev->category & BT_TC_PC))
 		return 0;
-	if (!m->has_live || ev->dev != m->live_dev)
-		return feed_other_dev(m, ev, rq);
-	return feed_live(m, ev, rq);
+	/*
+	 * Without owners a row is a device's, and one is added only for a
+	 * device already live: an event of the last row's device is of a
+	 * live device, and counts in that row with no other test.
+	 */
+	if (ev->dev == m->dev_row) {
+		count_event(m->last, ev);
+		return 0;
+	}
+	return feed_other(m, ev, rq);
 }
 
 int bt_merge_rows(struct bt_merge *m,
@@ -257,6 +296,7 @@ int bt_merge_rows(struct bt_merge *m,
 		return m->err;
 	bt_group_sort(m->g, NULL);
 	m->last = NULL;
+	m->dev_row = NO_ROW;
 	for (size_t i = 0; (g = bt_group_at(m->g, i, &key)); i++) {
 		sum_ops(g, &all);
 		for (int op = 0; op < NOPS; op++) {
@@ -297,6 +337,7 @@ int bt_merge_new(struct bt_merge **out, const struct bt_merge_opts *opts)
 		return -ENOMEM;
 	m->o = *opts;
 	m->by_dev = !m->o.per_pid && !m->o.has_pid;
+	m->dev_row = NO_ROW;
 	if (bt_group_new(&m->g, sizeof(struct grp)) < 0 ||
 	    bt_group_new(&m->devs, sizeof(struct devst)) < 0) {
 		bt_merge_free(m);
