@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	struct bt_sync *sy;
 	struct bt_event ev;
 	uint32_t seen = 0;
+	bool filtered;
 	int rc, status;
 
 	parse_args(&s, argc, argv);
@@ -143,7 +144,8 @@ int main(int argc, char **argv)
 		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_sync_ep_cols());
-	while ((rc = tool_next(&s.o, s.r, &ev, &s.first)) > 0) {
+	filtered = tool_filtered(&s.o);
+	while ((rc = tool_next_as(filtered, &s.o, s.r, &ev, &s.first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
 			continue;
