@@ -798,7 +798,7 @@ static inline int bt_sync_wants_comm(const struct bt_event *ev)
 }
 /*
  * The actions (1u << BT_A_*) whose events can change what s reports from
- * here on: Q, D and C while no episode is open, every action while one is
+ * here on: Q and D while no episode is open, every action while one is
  * (any event's time can close it as waiting too long).  For a reader's
  * bt_reader_set_actions() after each event fed; when it widens, first
  * bt_sync_skipped(s, bt_reader_newest(r)).  The results are then those of

@@ -59,13 +59,22 @@ struct bt_sync {
 	size_t nfdev;
 };
 
-static uint64_t *flush_d(struct bt_sync *s, uint32_t dev)
+/* The device's last flush dispatch, NULL when it has no place (yet). */
+static uint64_t *flush_d_find(struct bt_sync *s, uint32_t dev)
 {
 	for (size_t i = 0; i < s->nfdev; i++)
 		if (s->fdev[i] == dev)
 			return &s->fd_time[i];
-	if (s->nfdev == MAX_DEVS)
-		return NULL;
+	return NULL;
+}
+
+/* The same, with a place made for a flush dispatched. */
+static uint64_t *flush_d(struct bt_sync *s, uint32_t dev)
+{
+	uint64_t *fd = flush_d_find(s, dev);
+
+	if (fd || s->nfdev == MAX_DEVS)
+		return fd;
 	s->fdev[s->nfdev] = dev;
 	s->fd_time[s->nfdev] = 0;
 	return &s->fd_time[s->nfdev++];
@@ -299,7 +308,13 @@ __attribute__((noinline))
 static int feed_complete(struct bt_sync *s, const struct bt_event *ev)
 {
 	uint64_t cs = ev->sector, ce = ev->sector + ev->bytes / 512;
-	uint64_t *fd = flush_d(s, ev->dev);
+	/*
+	 * Looked up, not made: a device that never dispatched a flush has
+	 * none (0) to look at, and completions do not take the places of
+	 * devices whose flushes come later.  With no episode open, a
+	 * completion then changes nothing (bt_sync_actions()).
+	 */
+	const uint64_t *fd = flush_d_find(s, ev->dev);
 	uint64_t last_fd = fd ? *fd : 0;
 	size_t i = 0;
 
@@ -407,9 +422,11 @@ int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 
 uint32_t bt_sync_actions(const struct bt_sync *s)
 {
-	/* With one open, any event's time can expire it (expire()). */
-	return s->nep ? ~0u : 1u << BT_A_QUEUE | 1u << BT_A_ISSUE |
-			      1u << BT_A_COMPLETE;
+	/*
+	 * With one open, any event's time can expire it (expire()); with
+	 * none, a Q can open one and a flush's D is remembered for later.
+	 */
+	return s->nep ? ~0u : 1u << BT_A_QUEUE | 1u << BT_A_ISSUE;
 }
 
 void bt_sync_skipped(struct bt_sync *s, uint64_t t)

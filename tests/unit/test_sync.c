@@ -357,6 +357,38 @@ static void test_sync_flush_in_flight_before_does_not_count(void **state)
 	bt_sync_free(s);
 }
 
+/*
+ * Completions on 64 other devices first: they take no place of the 64 for
+ * devices' flush dispatches, so the flush in flight is still known.
+ */
+static void test_sync_completions_take_no_flush_place(void **state)
+{
+	struct got g;
+	struct bt_sync *s = mk(&g, 0);
+	struct bt_event e;
+
+	(void)state;
+	for (uint32_t i = 0; i < 64; i++) {
+		memset(&e, 0, sizeof(e));
+		e.time = 100 + i;
+		e.action = BT_A_COMPLETE;
+		e.category = BT_TC_WRITE;
+		e.sector = 8;
+		e.bytes = 4096;
+		e.dev = BT_DEV_MAKE(9, i);
+		assert_int_equal(bt_sync_feed(s, &e, NULL), 0);
+	}
+	ev(s, 1 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
+	ev(s, 2 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 0);
+	ev(s, 4 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
+	ev(s, 6 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ep[0].lat, 4 * MS);
+	bt_sync_free(s);
+}
+
 static void test_sync_no_cache_device(void **state)
 {
 	struct got g;
@@ -564,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_sync_any_flush_and_journal_pid),
 		cmocka_unit_test(test_sync_barrier_trace),
 		cmocka_unit_test(test_sync_flush_in_flight_before_does_not_count),
+		cmocka_unit_test(test_sync_completions_take_no_flush_place),
 		cmocka_unit_test(test_sync_no_cache_device),
 		cmocka_unit_test(test_sync_is_journal_names),
 		cmocka_unit_test(test_sync_new_rejects_bad_opts),
