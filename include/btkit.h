@@ -215,6 +215,12 @@ void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st);
  */
 void bt_reader_set_actions(struct bt_reader *r, uint32_t mask);
 /*
+ * Deliver events of one action (below 32) only when their category has
+ * a bit of cats (BT_TC_*): 0 sets them all aside, ~0u delivers them all.
+ * 0 or -EINVAL.
+ */
+int bt_reader_set_action(struct bt_reader *r, uint32_t action, uint32_t cats);
+/*
  * The actions (1u << BT_A_*) of the events set aside so far: with those
  * delivered, what the trace holds (for a message on what it lacks).
  */
@@ -797,19 +803,14 @@ static inline int bt_sync_wants_comm(const struct bt_event *ev)
 	       (ev->category & (BT_TC_FLUSH | BT_TC_FUA)) != 0;
 }
 /*
- * The actions (1u << BT_A_*) whose events can change what s reports from
- * here on: Q and D while no episode is open, every action while one is
- * (any event's time can close it as waiting too long).  For a reader's
- * bt_reader_set_actions() after each event fed; when it widens, first
- * bt_sync_skipped(s, bt_reader_newest(r)).  The results are then those of
- * feeding every event.
+ * After each event fed from r: r delivers only what can change what s
+ * reports from here on, and s takes the time of what r set aside.  While
+ * no episode is open, that is the Q of a sync write or flush and a
+ * flush's D (bt_reader_set_action()); every event while one is, as any
+ * event's time can close it.  The results are those of feeding every
+ * event; r feeds nothing else that needs the others.
  */
-uint32_t bt_sync_actions(const struct bt_sync *s);
-/*
- * Events up to time t were not fed (a reader set them aside) while
- * bt_sync_actions() was at its narrowest: s takes their time.
- */
-void bt_sync_skipped(struct bt_sync *s, uint64_t t);
+void bt_sync_follow(struct bt_sync *s, struct bt_reader *r);
 /* End of trace: open episodes go to the callback with BT_SYNC_CENSORED. */
 void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);

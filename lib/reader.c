@@ -678,14 +678,14 @@ static int next_alone(struct bt_reader *r, struct input *in,
 }
 
 /*
- * Whether a record of action word act is set aside (r->aside), its
- * action then noted among those set aside.
+ * Whether a record of action word act (category << 16 | action) is set
+ * aside (r->aside, r->cats), its action then noted among those set aside.
  */
 static inline int set_aside(struct bt_reader *r, uint32_t act)
 {
 	uint32_t a = act & 0xffff;
 
-	if (a >= 32 || !(r->aside >> a & 1))
+	if (a >= 32 || !(r->aside >> a & 1) || (act >> 16 & r->cats[a]))
 		return 0;
 	r->aside_seen |= 1u << a;
 	return 1;
@@ -694,7 +694,8 @@ static inline int set_aside(struct bt_reader *r, uint32_t act)
 /* The same of a decoded record: notes are always delivered. */
 static inline int ev_aside(struct bt_reader *r, const struct bt_event *e)
 {
-	return r->aside && !bt_event_is_note(e) && set_aside(r, e->action);
+	return r->aside && !bt_event_is_note(e) && e->action < 32 &&
+	       set_aside(r, e->category << 16 | e->action);
 }
 
 /*
@@ -1147,13 +1148,34 @@ int bt_reader_empty(const struct bt_reader *r)
 	return r->empty;
 }
 
-void bt_reader_set_actions(struct bt_reader *r, uint32_t mask)
+/* r->aside changed: the input read alone goes to the paths for it. */
+static void aside_changed(struct bt_reader *r)
 {
 	struct input *in = r->alone ? r->alone : r->lone;
 
-	r->aside = ~mask;
 	r->alone = r->aside ? NULL : in;
 	r->lone = r->aside ? in : NULL;
+}
+
+void bt_reader_set_actions(struct bt_reader *r, uint32_t mask)
+{
+	r->aside = ~mask;
+	memset(r->cats, 0, sizeof(r->cats));
+	aside_changed(r);
+}
+
+int bt_reader_set_action(struct bt_reader *r, uint32_t action, uint32_t cats)
+{
+	if (action >= 32)
+		return -EINVAL;
+	if (cats == ~0u) {
+		r->aside &= ~(1u << action);
+	} else {
+		r->aside |= 1u << action;
+		r->cats[action] = cats;
+	}
+	aside_changed(r);
+	return 0;
 }
 
 uint32_t bt_reader_set_aside(const struct bt_reader *r)

@@ -188,10 +188,14 @@ struct bt_reader {
 	uint64_t max_time;	/* latest non-note time read */
 	int have_time;
 	/*
-	 * bt_reader_set_actions(): bit a set, records of action a are read,
-	 * checked and counted but not delivered.  0 delivers everything.
+	 * bt_reader_set_actions(), bt_reader_set_action(): bit a set,
+	 * records of action a are read, checked and counted but not
+	 * delivered, unless their category has a bit of cats[a].  0
+	 * delivers everything.
 	 */
 	uint32_t aside;
+	/* Of an action in aside: the categories (any bit) still delivered. */
+	uint32_t cats[32];
 	uint32_t aside_seen;	/* actions of the records set aside */
 	struct bt_reader_stats st;
 	struct bt_comm comm;	/* pid -> latest name */

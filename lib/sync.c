@@ -53,6 +53,7 @@ struct bt_sync {
 	size_t nep, capep;
 	struct episode *spare;	/* freed episodes kept for reuse */
 	uint64_t now;
+	int narrow;		/* bt_sync_follow() narrowed its reader */
 	/* per device: when the last empty flush request was dispatched */
 	uint32_t fdev[MAX_DEVS];
 	uint64_t fd_time[MAX_DEVS];	/* ns */
@@ -312,7 +313,7 @@ static int feed_complete(struct bt_sync *s, const struct bt_event *ev)
 	 * Looked up, not made: a device that never dispatched a flush has
 	 * none (0) to look at, and completions do not take the places of
 	 * devices whose flushes come later.  With no episode open, a
-	 * completion then changes nothing (bt_sync_actions()).
+	 * completion then changes nothing (bt_sync_follow()).
 	 */
 	const uint64_t *fd = flush_d_find(s, ev->dev);
 	uint64_t last_fd = fd ? *fd : 0;
@@ -420,23 +421,34 @@ int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 	return feed_event(s, ev, comm);
 }
 
-uint32_t bt_sync_actions(const struct bt_sync *s)
+void bt_sync_follow(struct bt_sync *s, struct bt_reader *r)
 {
-	/*
-	 * With one open, any event's time can expire it (expire()); with
-	 * none, a Q can open one and a flush's D is remembered for later.
-	 */
-	return s->nep ? ~0u : 1u << BT_A_QUEUE | 1u << BT_A_ISSUE;
-}
+	int narrow = !s->nep;
 
-void bt_sync_skipped(struct bt_sync *s, uint64_t t)
-{
-	/*
-	 * Fed while no episode was open, those events would only have moved
-	 * the time on: expire() had nothing to look at.
-	 */
-	if (t > s->now)
-		s->now = t;
+	if (narrow == s->narrow)
+		return;
+	if (narrow) {
+		/*
+		 * With none open, only the Q of a sync write or flush opens
+		 * one, and a flush's D is kept for later (feed_event()).
+		 */
+		bt_reader_set_actions(r, 1u << BT_A_QUEUE | 1u << BT_A_ISSUE);
+		bt_reader_set_action(r, BT_A_QUEUE,
+				     BT_TC_FLUSH | BT_TC_FUA | BT_TC_SYNC);
+		bt_reader_set_action(r, BT_A_ISSUE, BT_TC_FLUSH);
+	} else {
+		/*
+		 * With one open, any event's time can expire it.  Fed while
+		 * none was, those set aside would only have moved the time
+		 * on: expire() had nothing to look at.
+		 */
+		uint64_t t = bt_reader_newest(r);
+
+		if (t > s->now)
+			s->now = t;
+		bt_reader_set_actions(r, ~0u);
+	}
+	s->narrow = narrow;
 }
 
 void bt_sync_finish(struct bt_sync *s)

@@ -25,7 +25,6 @@ struct syncer {
 	size_t njournal;
 	bool any_flush;
 	uint64_t first;		/* ns: first event, for start_s */
-	uint32_t want;		/* actions the reader delivers */
 	struct bt_sync_sum *sum;	/* the per-process rows */
 	struct bt_reader *r;
 	struct bt_table *t;	/* -e: episodes as they end */
@@ -43,26 +42,6 @@ static void on_episode(const struct bt_sync_ep *ep, void *arg)
 		bt_sync_ep_row(s->t, ep, s->first, s->r);
 	else if (bt_sync_sum_add(s->sum, ep) < 0)
 		tool_nomem(&s->o);
-}
-
-/*
- * After an event fed: the reader delivers only what can change the
- * results now (bt_sync_actions()), and sync takes the times of what it
- * set aside when that widens.  Not with -d or -w, which filter events by
- * more than their action: sync must see the times of the events they
- * pass, not of all the reader read, and a message on what the trace
- * lacks names the actions they passed.
- */
-static void follow_actions(struct syncer *s, struct bt_sync *sy)
-{
-	uint32_t want = bt_sync_actions(sy);
-
-	if (want == s->want || s->o.has_dev || s->o.has_window)
-		return;
-	if (want & ~s->want)
-		bt_sync_skipped(sy, bt_reader_newest(s->r));
-	bt_reader_set_actions(s->r, want);
-	s->want = want;
 }
 
 static void usage(const char *prog)
@@ -134,7 +113,6 @@ int main(int argc, char **argv)
 	parse_args(&s, argc, argv);
 	s.r = tool_open(&s.o, argc, argv);
 	s.first = UINT64_MAX;
-	s.want = ~0u;
 	so.any_flush = s.any_flush;
 	so.journal_pids = s.journal;
 	so.njournal = s.njournal;
@@ -152,7 +130,13 @@ int main(int argc, char **argv)
 		if (bt_sync_feed(sy, &ev, bt_sync_wants_comm(&ev) ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
 			tool_nomem(&s.o);
-		follow_actions(&s, sy);
+		/*
+		 * Not with -d or -w, which pass events by more than action:
+		 * sync must see the times of what they pass, and a message on
+		 * what the trace lacks names the actions they passed.
+		 */
+		if (!filtered)
+			bt_sync_follow(sy, s.r);
 	}
 	bt_sync_finish(sy);
 	if (!s.per_episode) {

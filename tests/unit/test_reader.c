@@ -768,7 +768,7 @@ static void build_random(struct tb *t, unsigned flags, int ctx, unsigned cpu,
 			e = tb_note(time, 100 + x % 5, "proc");
 		} else {
 			e = tb_ev(time, unsequenced ? 0 : seq++, acts[x % 8],
-				  x & 1 ? BT_TC_WRITE : BT_TC_READ,
+				  x >> 3 & 1 ? BT_TC_WRITE : BT_TC_READ,
 				  x % 5 ? 4096 : 0);
 			e.cpu = cpu;
 		}
@@ -883,7 +883,7 @@ static void test_reader_short_paths_match_general(void **state)
  * without, less the ones set aside, all fields equal; the statistics,
  * warnings and newest time are the same.  Over one input and a merge of
  * three, in every layout (short paths and general ones), with sequences
- * and without, the mask changed every few events as bt_sync_actions()
+ * and without, the mask changed every few events as bt_sync_follow()
  * changes it.
  */
 static void test_reader_sets_actions_aside(void **state)
@@ -906,7 +906,7 @@ static void test_reader_sets_actions_aside(void **state)
 			struct bt_event e, f;
 			char b1[256], b2[256];
 			size_t k = 0, delivered = 0, aside = 0;
-			uint32_t mask = masks[0];
+			uint32_t mask = masks[0], qcats = ~0u;
 			int rc;
 
 			for (size_t i = 0; i < n; i++)
@@ -918,7 +918,9 @@ static void test_reader_sets_actions_aside(void **state)
 			bt_reader_set_actions(some, mask);
 			while ((rc = bt_reader_next(all, &e)) == 1) {
 				if (!bt_event_is_note(&e) &&
-				    !(mask >> e.action & 1)) {
+				    (!(mask >> e.action & 1) ||
+				     (e.action == BT_A_QUEUE && qcats != ~0u &&
+				      !(e.category & qcats)))) {
 					aside++;
 					continue;
 				}
@@ -927,6 +929,13 @@ static void test_reader_sets_actions_aside(void **state)
 				if (++delivered % 17 == 0) {
 					mask = masks[++k % 4];
 					bt_reader_set_actions(some, mask);
+					/* Now and then writes' Qs only, as sync. */
+					qcats = ~0u;
+					if (k % 8 == 4) {
+						qcats = BT_TC_WRITE;
+						assert_int_equal(bt_reader_set_action(
+							some, BT_A_QUEUE, qcats), 0);
+					}
 				}
 				assert_int_equal(bt_reader_newest(all),
 						 bt_reader_newest(some));
@@ -989,6 +998,7 @@ static void test_reader_newest_counts_what_is_set_aside(void **state)
 	assert_int_equal(bt_reader_newest(r), 900);	/* the M's */
 	assert_int_equal(bt_reader_next(r, &e), 0);
 	assert_int_equal(bt_reader_set_aside(r), 1u << BT_A_BACKMERGE);
+	assert_int_equal(bt_reader_set_action(r, 32, 0), -EINVAL);
 	bt_reader_free(r);
 	tb_free(&t);
 }

@@ -512,7 +512,7 @@ static void build_syncs(struct tb *t, uint32_t seed)
 	}
 }
 
-/* The episodes of one trace: every event fed, or only bt_sync_actions(). */
+/* The episodes of one trace: every event fed, or as bt_sync_follow() says. */
 static void run_syncs(const struct tb *t, int follow, struct eps *g)
 {
 	struct bt_sync_opts o = { .episode = collect_all, .arg = g,
@@ -520,7 +520,6 @@ static void run_syncs(const struct tb *t, int follow, struct eps *g)
 	struct bt_reader *r;
 	struct bt_sync *s;
 	struct bt_event e;
-	uint32_t want = ~0u, now;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -533,13 +532,8 @@ static void run_syncs(const struct tb *t, int follow, struct eps *g)
 		assert_int_equal(bt_sync_feed(s, &e, bt_sync_wants_comm(&e) ?
 					      bt_reader_comm(r, e.pid) : NULL),
 				 0);
-		now = bt_sync_actions(s);
-		if (follow && now != want) {
-			if (now & ~want)
-				bt_sync_skipped(s, bt_reader_newest(r));
-			bt_reader_set_actions(r, now);
-			want = now;
-		}
+		if (follow)
+			bt_sync_follow(s, r);
 	}
 	assert_int_equal(rc, 0);
 	bt_sync_finish(s);
@@ -548,7 +542,7 @@ static void run_syncs(const struct tb *t, int follow, struct eps *g)
 }
 
 /*
- * What bt_sync_actions() lets a reader set aside changes nothing: the
+ * What bt_sync_follow() lets a reader set aside changes nothing: the
  * same episodes in the same order, on traces where both narrow and wide
  * stretches come, episodes close by flush, by waiting too long and at the
  * end.
