@@ -224,12 +224,9 @@ int bt_reader_set_action(struct bt_reader *r, uint32_t action, uint32_t cats);
  * The actions (1u << BT_A_*) of the events set aside so far: with those
  * delivered, what the trace holds (for a message on what it lacks).
  */
-uint32_t bt_reader_set_aside(const struct bt_reader *r);
-/*
- * The newest event time bt_reader_next() has read (ns, as delivered),
- * events set aside included; 0 before any.
- */
-uint64_t bt_reader_newest(const struct bt_reader *r);
+uint32_t bt_reader_aside_actions(const struct bt_reader *r);
+/* The newest time (ns, as delivered) of the events set aside; 0: none. */
+uint64_t bt_reader_aside_time(const struct bt_reader *r);
 /*
  * The reader's i-th warning (separate recordings, duplicates dropped,
  * sequence gaps, time going backwards...) as one line of text without
@@ -785,6 +782,17 @@ struct bt_sync_opts {
 	size_t njournal;
 	void (*episode)(const struct bt_sync_ep *ep, void *arg);
 	void *arg;
+	/*
+	 * The reader the events come from, or NULL.  From the second
+	 * event fed on, while no episode is open, it is told to set aside
+	 * what cannot open one (bt_reader_set_action()): all but the Q of
+	 * a sync write or flush, a flush's D and pass-through commands.
+	 * The results are those of feeding every event the reader would
+	 * deliver; a caller that filters by more than action (device,
+	 * time window) or needs the others for something else leaves it
+	 * NULL.
+	 */
+	struct bt_reader *follow;
 };
 
 /* 0 or -ENOMEM / -EINVAL (no episode callback). */
@@ -802,15 +810,6 @@ static inline int bt_sync_wants_comm(const struct bt_event *ev)
 	return ev->action == BT_A_QUEUE &&
 	       (ev->category & (BT_TC_FLUSH | BT_TC_FUA)) != 0;
 }
-/*
- * After each event fed from r: r delivers only what can change what s
- * reports from here on, and s takes the time of what r set aside.  While
- * no episode is open, that is the Q of a sync write or flush and a
- * flush's D (bt_reader_set_action()); every event while one is, as any
- * event's time can close it.  The results are those of feeding every
- * event; r feeds nothing else that needs the others.
- */
-void bt_sync_follow(struct bt_sync *s, struct bt_reader *r);
 /* End of trace: open episodes go to the callback with BT_SYNC_CENSORED. */
 void bt_sync_finish(struct bt_sync *s);
 void bt_sync_free(struct bt_sync *s);

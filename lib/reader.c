@@ -679,15 +679,17 @@ static int next_alone(struct bt_reader *r, struct input *in,
 
 /*
  * Whether a record of action word act (category << 16 | action) is set
- * aside (r->aside, r->cats), its action then noted among those set aside.
+ * aside (r->aside, r->cats), its action and time then noted.
  */
-static inline int set_aside(struct bt_reader *r, uint32_t act)
+static inline int set_aside(struct bt_reader *r, uint32_t act, uint64_t time)
 {
 	uint32_t a = act & 0xffff;
 
 	if (a >= 32 || !(r->aside >> a & 1) || (act >> 16 & r->cats[a]))
 		return 0;
 	r->aside_seen |= 1u << a;
+	if (time > r->aside_time)
+		r->aside_time = time;
 	return 1;
 }
 
@@ -695,7 +697,7 @@ static inline int set_aside(struct bt_reader *r, uint32_t act)
 static inline int ev_aside(struct bt_reader *r, const struct bt_event *e)
 {
 	return r->aside && !bt_event_is_note(e) && e->action < 32 &&
-	       set_aside(r, e->category << 16 | e->action);
+	       set_aside(r, e->category << 16 | e->action, e->time);
 }
 
 /*
@@ -810,7 +812,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	if (!wide) {
 		bt_dup_remember_v7(s, h.p, h.seq, h.time, off, in->index);
 		/* Set aside: taken as a delivery takes it, not decoded. */
-		if (aside && set_aside(r, h.act)) {
+		if (aside && set_aside(r, h.act, h.time)) {
 			in->pos = h.start + h.total;
 			r->st.bytes += h.total;
 			r->max_time = h.time;
@@ -832,7 +834,7 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 	}
 	r->max_time = h.time;
 	r->st.events++;
-	return wide && aside && set_aside(r, h.act) ? 2 : 1;
+	return wide && aside && set_aside(r, h.act, h.time) ? 2 : 1;
 }
 
 /*
@@ -862,7 +864,7 @@ unsequenced_as(struct bt_reader *restrict r, struct input *restrict in,
 	r->st.bytes += h.total;
 	r->max_time = h.time;
 	r->st.events++;
-	return aside && set_aside(r, h.act) ? 2 : 1;
+	return aside && set_aside(r, h.act, h.time) ? 2 : 1;
 }
 
 /*
@@ -1178,14 +1180,14 @@ int bt_reader_set_action(struct bt_reader *r, uint32_t action, uint32_t cats)
 	return 0;
 }
 
-uint32_t bt_reader_set_aside(const struct bt_reader *r)
+uint32_t bt_reader_aside_actions(const struct bt_reader *r)
 {
 	return r->aside_seen;
 }
 
-uint64_t bt_reader_newest(const struct bt_reader *r)
+uint64_t bt_reader_aside_time(const struct bt_reader *r)
 {
-	return r->have_time ? r->max_time : 0;
+	return r->aside_time;
 }
 
 void bt_reader_get_stats(const struct bt_reader *r, struct bt_reader_stats *st)

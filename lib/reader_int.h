@@ -197,6 +197,7 @@ struct bt_reader {
 	/* Of an action in aside: the categories (any bit) still delivered. */
 	uint32_t cats[32];
 	uint32_t aside_seen;	/* actions of the records set aside */
+	uint64_t aside_time;	/* newest time among them */
 	struct bt_reader_stats st;
 	struct bt_comm comm;	/* pid -> latest name */
 	struct seq_slot seq[SEQ_MAX];	/* in the order the pairs came */

@@ -53,7 +53,12 @@ struct bt_sync {
 	size_t nep, capep;
 	struct episode *spare;	/* freed episodes kept for reuse */
 	uint64_t now;
-	int narrow;		/* bt_sync_follow() narrowed its reader */
+	/*
+	 * opts.follow: the reader delivers only what can open an episode
+	 * (narrow) while none is open, from the second event fed on
+	 * (following), so that the first event is the caller's origin.
+	 */
+	uint8_t following, narrow;
 	/* per device: when the last empty flush request was dispatched */
 	uint32_t fdev[MAX_DEVS];
 	uint64_t fd_time[MAX_DEVS];	/* ns */
@@ -123,6 +128,41 @@ static int is_journal(const struct bt_sync *s, uint32_t pid, const char *comm)
 	return bt_sync_is_journal(comm);
 }
 
+/*
+ * No episode open (with opts.follow): the reader sets aside what cannot
+ * open one, everything but the Q of a sync write or flush and a flush's
+ * D (feed_event() returns at once for the others), and no pass-through
+ * command, so that none of the events it sets aside is one the caller
+ * would not have fed.
+ */
+static void narrow(struct bt_sync *s)
+{
+	struct bt_reader *r = s->o.follow;
+
+	bt_reader_set_actions(r, 0);
+	for (uint32_t a = 0; a < 32; a++)
+		bt_reader_set_action(r, a, BT_TC_PC);
+	bt_reader_set_action(r, BT_A_QUEUE, BT_TC_PC | BT_TC_FLUSH |
+				 BT_TC_FUA | BT_TC_SYNC);
+	bt_reader_set_action(r, BT_A_ISSUE, BT_TC_PC | BT_TC_FLUSH);
+	s->narrow = 1;
+}
+
+/*
+ * An episode opened: any event's time can now close it (expire()).  Fed,
+ * the events set aside while none was open would only have moved the
+ * time on.
+ */
+static void widen(struct bt_sync *s)
+{
+	uint64_t t = bt_reader_aside_time(s->o.follow);
+
+	if (t > s->now)
+		s->now = t;
+	bt_reader_set_actions(s->o.follow, ~0u);
+	s->narrow = 0;
+}
+
 static struct episode *find(const struct bt_sync *s, uint32_t dev,
 			    uint32_t pid, size_t *idx)
 {
@@ -164,6 +204,8 @@ static struct episode *open_ep(struct bt_sync *s, uint32_t dev, uint32_t pid,
 	e->open = t;
 	e->data_done = t;
 	s->ep[s->nep++] = e;
+	if (s->narrow)
+		widen(s);
 	return e;
 }
 
@@ -190,6 +232,8 @@ static void close_ep(struct bt_sync *s, size_t i, uint64_t close,
 		out.flags |= e->cand_flags;
 	}
 	s->ep[i] = s->ep[--s->nep];
+	if (!s->nep && s->following)
+		narrow(s);
 	if (!s->spare)
 		s->spare = e;
 	else
@@ -313,7 +357,7 @@ static int feed_complete(struct bt_sync *s, const struct bt_event *ev)
 	 * Looked up, not made: a device that never dispatched a flush has
 	 * none (0) to look at, and completions do not take the places of
 	 * devices whose flushes come later.  With no episode open, a
-	 * completion then changes nothing (bt_sync_follow()).
+	 * completion then changes nothing (narrow()).
 	 */
 	const uint64_t *fd = flush_d_find(s, ev->dev);
 	uint64_t last_fd = fd ? *fd : 0;
@@ -408,47 +452,33 @@ static int feed_after_expire(struct bt_sync *s, const struct bt_event *ev,
 	return feed_event(s, ev, comm);
 }
 
+/* The first event fed, after which opts.follow is followed. */
+__attribute__((noinline))
+static int feed_first(struct bt_sync *s, const struct bt_event *ev,
+		      const char *comm)
+{
+	int rc;
+
+	s->following = 1;
+	rc = bt_sync_feed(s, ev, comm);
+	if (!s->nep)
+		narrow(s);
+	return rc;
+}
+
 int bt_sync_feed(struct bt_sync *s, const struct bt_event *ev,
 		 const char *comm)
 {
 	if (bt_event_is_note(ev))
 		return 0;
+	if (__builtin_expect(s->o.follow && !s->following, 0))
+		return feed_first(s, ev, comm);
 	if (ev->time > s->now) {
 		s->now = ev->time;
 		if (s->nep)
 			return feed_after_expire(s, ev, comm);
 	}
 	return feed_event(s, ev, comm);
-}
-
-void bt_sync_follow(struct bt_sync *s, struct bt_reader *r)
-{
-	int narrow = !s->nep;
-
-	if (narrow == s->narrow)
-		return;
-	if (narrow) {
-		/*
-		 * With none open, only the Q of a sync write or flush opens
-		 * one, and a flush's D is kept for later (feed_event()).
-		 */
-		bt_reader_set_actions(r, 1u << BT_A_QUEUE | 1u << BT_A_ISSUE);
-		bt_reader_set_action(r, BT_A_QUEUE,
-				     BT_TC_FLUSH | BT_TC_FUA | BT_TC_SYNC);
-		bt_reader_set_action(r, BT_A_ISSUE, BT_TC_FLUSH);
-	} else {
-		/*
-		 * With one open, any event's time can expire it.  Fed while
-		 * none was, those set aside would only have moved the time
-		 * on: expire() had nothing to look at.
-		 */
-		uint64_t t = bt_reader_newest(r);
-
-		if (t > s->now)
-			s->now = t;
-		bt_reader_set_actions(r, ~0u);
-	}
-	s->narrow = narrow;
 }
 
 void bt_sync_finish(struct bt_sync *s)

@@ -118,11 +118,17 @@ int main(int argc, char **argv)
 	so.njournal = s.njournal;
 	so.episode = on_episode;
 	so.arg = &s;
+	/*
+	 * Not with -d or -w, which pass events by more than action: sync
+	 * must see the times of what they pass, and a message on what the
+	 * trace lacks names the actions they passed.
+	 */
+	filtered = tool_filtered(&s.o);
+	so.follow = filtered ? NULL : s.r;
 	if (bt_sync_new(&sy, &so) < 0 || bt_sync_sum_new(&s.sum) < 0)
 		tool_nomem(&s.o);
 	if (s.per_episode)
 		s.t = tool_table(&s.o, bt_sync_ep_cols());
-	filtered = tool_filtered(&s.o);
 	while ((rc = tool_next_as(filtered, &s.o, s.r, &ev, &s.first)) > 0) {
 		tool_seen(&seen, &ev);
 		if (bt_event_is_note(&ev) || (ev.category & BT_TC_PC))
@@ -130,20 +136,13 @@ int main(int argc, char **argv)
 		if (bt_sync_feed(sy, &ev, bt_sync_wants_comm(&ev) ?
 				 bt_reader_comm(s.r, ev.pid) : NULL) < 0)
 			tool_nomem(&s.o);
-		/*
-		 * Not with -d or -w, which pass events by more than action:
-		 * sync must see the times of what they pass, and a message on
-		 * what the trace lacks names the actions they passed.
-		 */
-		if (!filtered)
-			bt_sync_follow(sy, s.r);
 	}
 	bt_sync_finish(sy);
 	if (!s.per_episode) {
 		s.t = tool_table(&s.o, bt_sync_sum_cols());
 		bt_sync_sum_table(s.sum, s.t, s.r);
 	}
-	seen |= bt_reader_set_aside(s.r);
+	seen |= bt_reader_aside_actions(s.r);
 	if (!tool_explain_empty(&s.o, seen, 1u << BT_A_QUEUE, "btsync",
 				"an episode opens at the Q of a sync write or "
 				"flush"))

@@ -451,7 +451,8 @@ static void collect_all(const struct bt_sync_ep *ep, void *arg)
  * A random trace of sync writes, flushes, FUA writes, journal commits and
  * other I/O from a few processes, with every event of their requests (Q
  * M G I D C), now and then a jump back in time longer than the flush
- * wait after an event set aside, so that its time matters.
+ * wait after an event set aside, so that its time matters, and pass-
+ * through commands stamped ahead, which the caller does not feed.
  */
 static void build_syncs(struct tb *t, uint32_t seed)
 {
@@ -475,6 +476,13 @@ static void build_syncs(struct tb *t, uint32_t seed)
 		uint64_t sector = 1000 + 8 * (r / 11 % 16);
 
 		time += r % 3 ? r % (2 * MS) : 0;
+		if (r % 7 == 0) {
+			/* A pass-through command, stamped well ahead. */
+			e = tb_ev(time + 12 * MS, seq++, BT_A_ISSUE,
+				  BT_TC_PC | BT_TC_WRITE, 0);
+			e.dev = DEV;
+			tb_add(t, &e);
+		}
 		e = tb_ev(time, seq++, BT_A_QUEUE, cat,
 			  cat == BT_TC_FLUSH ? 0 : 4096);
 		e.pid = r % 53 == 0 ? JBD : 10 + r % 4;
@@ -512,7 +520,7 @@ static void build_syncs(struct tb *t, uint32_t seed)
 	}
 }
 
-/* The episodes of one trace: every event fed, or as bt_sync_follow() says. */
+/* The episodes of one trace: every event fed, or following the reader. */
 static void run_syncs(const struct tb *t, int follow, struct eps *g)
 {
 	struct bt_sync_opts o = { .episode = collect_all, .arg = g,
@@ -525,15 +533,15 @@ static void run_syncs(const struct tb *t, int follow, struct eps *g)
 	memset(g, 0, sizeof(*g));
 	assert_int_equal(bt_reader_new(&r), 0);
 	assert_int_equal(bt_reader_add_mem(r, t->buf, t->len, "s.bin"), 0);
+	o.follow = follow ? r : NULL;
 	assert_int_equal(bt_sync_new(&s, &o), 0);
 	while ((rc = bt_reader_next(r, &e)) == 1) {
-		if (bt_event_is_note(&e))
+		/* As btsync: pass-through commands are no one's I/O. */
+		if (bt_event_is_note(&e) || (e.category & BT_TC_PC))
 			continue;
 		assert_int_equal(bt_sync_feed(s, &e, bt_sync_wants_comm(&e) ?
 					      bt_reader_comm(r, e.pid) : NULL),
 				 0);
-		if (follow)
-			bt_sync_follow(s, r);
 	}
 	assert_int_equal(rc, 0);
 	bt_sync_finish(s);
@@ -542,7 +550,7 @@ static void run_syncs(const struct tb *t, int follow, struct eps *g)
 }
 
 /*
- * What bt_sync_follow() lets a reader set aside changes nothing: the
+ * What opts.follow lets a reader set aside changes nothing: the
  * same episodes in the same order, on traces where both narrow and wide
  * stretches come, episodes close by flush, by waiting too long and at the
  * end.
