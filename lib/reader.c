@@ -977,16 +977,26 @@ slow:
  * alone in r->lone, not r->alone, which would take the paths that look
  * at no action.
  */
+/*
+ * After fast_as() of the input read alone (in, or NULL) did not take its
+ * record: the sequence-less short path, then the merge's.
+ */
+static inline __attribute__((always_inline)) int
+after_fast(struct bt_reader *r, struct input *in, struct bt_event *ev,
+	   int aside)
+{
+	int rc;
+
+	if (in && (rc = !in->layout ? unsequenced_as(r, in, ev, 0, 0, aside) :
+				     unsequenced_as(r, in, ev, 1, 0, aside)))
+		return rc;
+	return merge_step(r, ev, aside);
+}
+
 static __attribute__((noinline)) int merge_aside(struct bt_reader *r,
 						 struct bt_event *ev)
 {
-	struct input *in = r->lone;
-	int rc;
-
-	if (in && (rc = !in->layout ? unsequenced_as(r, in, ev, 0, 0, 1) :
-				     unsequenced_as(r, in, ev, 1, 0, 1)))
-		return rc;
-	return merge_step(r, ev, 1);
+	return after_fast(r, r->lone, ev, 1);
 }
 
 static __attribute__((noinline)) int next_aside(struct bt_reader *r,
@@ -1008,13 +1018,7 @@ static __attribute__((noinline)) int next_aside(struct bt_reader *r,
 static __attribute__((noinline)) int next_merge(struct bt_reader *r,
 						struct bt_event *ev)
 {
-	struct input *in = r->alone;
-	int rc;
-
-	if (in && (rc = !in->layout ? unsequenced_as(r, in, ev, 0, 0, 0) :
-				     unsequenced_as(r, in, ev, 1, 0, 0)))
-		return rc;
-	return merge_step(r, ev, 0);
+	return after_fast(r, r->alone, ev, 0);
 }
 
 int bt_reader_next(struct bt_reader *r, struct bt_event *ev)

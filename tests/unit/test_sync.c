@@ -339,21 +339,27 @@ static void test_sync_barrier_trace(void **state)
 	bt_sync_free(s);
 }
 
+/* A flush in flight before a process's own flush is queued. */
+static void flush_in_flight_before(struct bt_sync *s, const struct got *g)
+{
+	ev(s, 1 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);	/* someone's */
+	ev(s, 2 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
+	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g->n, 0);
+	/* blk-flush made ours wait for the next flush */
+	ev(s, 4 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
+	ev(s, 6 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
+	assert_int_equal(g->n, 1);
+	assert_int_equal(g->ep[0].lat, 4 * MS);
+}
+
 static void test_sync_flush_in_flight_before_does_not_count(void **state)
 {
 	struct got g;
 	struct bt_sync *s = mk(&g, 0);
 
 	(void)state;
-	ev(s, 1 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);	/* someone's */
-	ev(s, 2 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
-	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
-	assert_int_equal(g.n, 0);
-	/* blk-flush made ours wait for the next flush */
-	ev(s, 4 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
-	ev(s, 6 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.ep[0].lat, 4 * MS);
+	flush_in_flight_before(s, &g);
 	bt_sync_free(s);
 }
 
@@ -378,14 +384,7 @@ static void test_sync_completions_take_no_flush_place(void **state)
 		e.dev = BT_DEV_MAKE(9, i);
 		assert_int_equal(bt_sync_feed(s, &e, NULL), 0);
 	}
-	ev(s, 1 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
-	ev(s, 2 * MS, BT_A_QUEUE, 10, FWS, 0, 0);
-	ev(s, 3 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
-	assert_int_equal(g.n, 0);
-	ev(s, 4 * MS, BT_A_ISSUE, 0, BT_TC_FLUSH, 0, 0);
-	ev(s, 6 * MS, BT_A_COMPLETE, 0, BT_TC_FLUSH, 0, 0);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.ep[0].lat, 4 * MS);
+	flush_in_flight_before(s, &g);
 	bt_sync_free(s);
 }
 
