@@ -602,11 +602,19 @@ static inline int seq_check(struct seqs *t, const struct bt_event *e,
  * its records go to a temporary file as they are read, and the stream
  * goes on from there.  An error that ended the input follows them.
  */
+/*
+ * The spool's records gather in SPOOL_BUF bytes between writes: a call
+ * of fwrite() a record cost as much as encoding it.
+ */
+#define SPOOL_REC	(BT_HDR_V8 + 8 + 65536)	/* the largest record */
+#define SPOOL_BUF	(1u << 20)
+
 static int spool_rest(struct bt_blkorder *o)
 {
-	unsigned char *buf = malloc(BT_HDR_V8 + 8 + 65536);
+	unsigned char *buf = malloc(SPOOL_BUF);
 	struct bt_event e;
 	int rc, n, fd;
+	size_t used = 0;
 	off_t len = 0;
 
 	o->spool = tmpfile();
@@ -619,12 +627,20 @@ static int spool_rest(struct bt_blkorder *o)
 		/* names its pid if PROCESS */
 		if (bt_event_is_note(&e) && take(o, &e) < 0)
 			break;
-		n = bt_event_encode(&e, buf, BT_HDR_V8 + 8 + 65536,
+		if (SPOOL_BUF - used < SPOOL_REC) {
+			if (fwrite(buf, 1, used, o->spool) != used)
+				break;
+			used = 0;
+		}
+		n = bt_event_encode(&e, buf + used, SPOOL_BUF - used,
 				    e.version == BT_VERSION_8 ? BT_ENC_V8 : 0);
-		if (n < 0 || fwrite(buf, 1, (size_t)n, o->spool) != (size_t)n)
+		if (n < 0)
 			break;
+		used += (size_t)n;
 		len += n;
 	}
+	if (rc <= 0 && used && fwrite(buf, 1, used, o->spool) != used)
+		rc = 1;		/* no room for the spool */
 	free(buf);
 	if (rc > 0)
 		return -ENOMEM;	/* no memory or no room for the spool */
