@@ -63,7 +63,11 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	parse_args(&m, argc, argv);
-	to.reader = r = tool_open(&m.o, argc, argv);
+	/*
+	 * No reader in to: the tracker's names of owners (rq->comm) are not
+	 * used, the table names them from the reader at the end.
+	 */
+	r = tool_open(&m.o, argc, argv);
 	if (bt_merge_new(&mg, &m.mo) < 0)
 		tool_nomem(&m.o);
 	bt_merge_attach(mg, &to);
