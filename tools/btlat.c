@@ -156,7 +156,12 @@ int main(int argc, char **argv)
 
 	parse_args(&l, argc, argv);
 	r = tool_open(&l.o, argc, argv);
-	to.reader = r;
+	/*
+	 * Only the rows of -e name a request's owner from the tracker
+	 * (rq->comm); the tables name owners from the reader at the end, and
+	 * completions need not look names up for them.
+	 */
+	to.reader = l.each ? r : NULL;
 	l.first = UINT64_MAX;
 	if (bt_lat_new(&lat, &l.lo) < 0)
 		tool_nomem(&l.o);
