@@ -672,7 +672,7 @@ on_merge(struct bt_tracker *tr,
 		 * weighs the chain, whose order never decides.
 		 */
 		for (uint32_t i = 0; i < tr->nhot; i++) {
-			struct ent *h = &tr->pool[tr->hot[i] - 1];
+			struct ent *h = tr->hot[i];
 
 			if (h->end == ev->sector && h->rq.dev == ev->dev &&
 			    score_merge_target(h, ev) &&
@@ -723,7 +723,7 @@ on_merge(struct bt_tracker *tr,
 
 		if (x->in_end != 2) {
 			idx_remove_at(tr, END, es, e);
-			hot_push(tr, x, e);
+			hot_push(tr, x);
 		}
 		x->end = end;
 	}

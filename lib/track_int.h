@@ -92,14 +92,14 @@ struct bt_tracker {
 	} pend[NPEND];
 	uint32_t npend;
 	/*
-	 * The last back merges' requests (index + 1), oldest first, held
+	 * The last back merges' requests, oldest first, held
 	 * out of the end map: their next bios, which usually merge into
 	 * them too, move their ends without taking a key out of the map
 	 * and putting it back.  A lookup at an end weighs the ones there
 	 * with whatever the map holds at it, and a request taking a back
 	 * merge while all are held puts the oldest in.
 	 */
-	uint32_t hot[NHOT];
+	struct ent *hot[NHOT];	/* pointers: the M's scan loads no index */
 	uint32_t nhot;
 	uint32_t nsame;		/* entries at the key of the last lookup */
 	uint32_t others;	/* of them, besides get_or_new()'s request */
@@ -263,7 +263,7 @@ end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 {
 	if (x->in_end == 2) {
 		for (uint32_t i = 0; i < tr->nhot; i++)
-			if (tr->hot[i] == e + 1) {
+			if (tr->hot[i] == x) {
 				hot_cut(tr, i);
 				break;
 			}
@@ -275,17 +275,17 @@ end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 
 /* x, just out of the end map, is held out in its place. */
 static inline __attribute__((always_inline)) void
-hot_push(struct bt_tracker *tr, struct ent *x, uint32_t e)
+hot_push(struct bt_tracker *tr, struct ent *x)
 {
 	if (tr->nhot == NHOT) {
 		/* The oldest goes into the end map, at its current end. */
-		struct ent *h = &tr->pool[tr->hot[0] - 1];
+		struct ent *h = tr->hot[0];
 
-		idx_insert(tr, END, h->rq.dev, h->end, tr->hot[0] - 1);
+		idx_insert(tr, END, h->rq.dev, h->end, h->self);
 		h->in_end = 1;
 		hot_cut(tr, 0);
 	}
-	tr->hot[tr->nhot++] = e + 1;
+	tr->hot[tr->nhot++] = x;
 	x->in_end = 2;
 }
 
@@ -327,7 +327,7 @@ reindex(struct bt_tracker *tr, struct ent *x)
 	x->end = end;
 	/* A request opening to merges is held out first: its M comes soon. */
 	if (want_end && !x->in_end)
-		hot_push(tr, x, e);
+		hot_push(tr, x);
 }
 
 /* When e's last event makes it expire (the sum, saturated). */
