@@ -93,7 +93,7 @@ release(struct bt_tracker *tr, struct ent *x)
 		release_keys(tr, x);
 	age_unlink(tr, x);
 	x->next = tr->free;
-	tr->free = x->self + 1;
+	tr->free = x;
 	tr->st.inflight--;
 }
 
@@ -224,7 +224,6 @@ static inline __attribute__((always_inline)) struct ent *
 new_ent(struct bt_tracker *tr, const struct bt_event *ev, uint8_t state)
 {
 	struct ent *x;
-	uint32_t e;
 
 	/* Below tr->roomy neither the pool nor the start map is short. */
 	if (tr->st.inflight >= tr->roomy) {
@@ -235,17 +234,17 @@ new_ent(struct bt_tracker *tr, const struct bt_event *ev, uint8_t state)
 			full = 1;
 		if (full) {
 			tr->st.evicted++;
-			drop(tr, &tr->pool[tr->head - 1], BT_RQ_EXPIRED);
+			drop(tr, tr->head, BT_RQ_EXPIRED);
 		}
 	}
 	if (tr->free) {
-		e = tr->free - 1;
-		tr->free = tr->pool[e].next;
+		x = tr->free;
+		tr->free = x->next;
 	} else {
-		e = tr->used++;
+		/* An entry keeps its index once handed out. */
+		x = &tr->pool[tr->used];
+		x->self = tr->used++;
 	}
-	x = &tr->pool[e];
-	x->self = e;
 	/*
 	 * Field by field, not a memset of the entry (a `rep stos`, a tenth
 	 * of the tracker's time): qlist and mlist are read only below
@@ -905,9 +904,7 @@ static struct bt_request *on_zone_append_complete(struct bt_tracker *tr,
 
 	if (!(ev->category & BT_TC_COMPLETE))
 		return NULL;
-	for (uint32_t k = tr->head; k; k = tr->pool[k - 1].next) {
-		struct ent *x = &tr->pool[k - 1];
-
+	for (struct ent *x = tr->head; x; x = x->next) {
 		if (x->rq.dev != ev->dev || x->rq.state != BT_RQS_ISSUED ||
 		    !(x->rq.category & BT_TC_ZONE_APPEND) ||
 		    x->d_sector > ev->sector)
@@ -1033,7 +1030,7 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 static void expire(struct bt_tracker *tr, uint64_t now)
 {
 	while (tr->head) {
-		struct ent *x = &tr->pool[tr->head - 1];
+		struct ent *x = tr->head;
 
 		if (x->rq.last >= now || now - x->rq.last <= tr->o.expire_ns)
 			break;
@@ -1158,7 +1155,7 @@ void bt_tracker_flush(struct bt_tracker *tr)
 	if (!tr)
 		return;
 	while (tr->head) {
-		struct ent *x = &tr->pool[tr->head - 1];
+		struct ent *x = tr->head;
 
 		if (x->rq.state != RQS_MARK)
 			tr->st.open++;

@@ -39,12 +39,17 @@ struct ent {
 	uint64_t front_t;	/* ns: latest front merge before the I */
 	uint32_t remaining;	/* bytes not yet completed */
 	/*
-	 * Its index in the pool, kept so that the age list, the maps and the
+	 * Its index in the pool, kept so that the maps, the chains and the
 	 * pending bios get it with a load, not a pointer difference (a
-	 * subtraction, shift and multiply: 392-byte entries).
+	 * subtraction, shift and multiply: 400-byte entries).
 	 */
 	uint32_t self;
-	uint32_t prev, next;	/* age list, index + 1, 0 = none */
+	/*
+	 * Age list (NULL = none) and free list (next): addresses, as most
+	 * events move an entry on the list, where index + 1 cost a
+	 * subtraction, a multiply and an add at each neighbour's update.
+	 */
+	struct ent *prev, *next;
 	uint32_t link[2];	/* next entry at the same start (0) or end (1)
 				   key, index + 1, 0 = none */
 	uint8_t front_k;	/* its mlist index + 1; 0 none, 255 past the list */
@@ -67,9 +72,9 @@ struct bt_tracker {
 	 */
 	uint32_t roomy;
 	size_t end_lim;		/* see end_room() */
-	uint32_t free;		/* free list through ent.next, index + 1 */
+	struct ent *free;	/* free list through ent.next */
 	struct bt_map idx[2];	/* (dev, start) and (dev, end) -> index + 1 */
-	uint32_t head, tail;	/* age list: oldest at head */
+	struct ent *head, *tail;	/* age list: oldest at head */
 	/*
 	 * ns: the head expires after this (its last + expire_ns, at most
 	 * UINT64_MAX; UINT64_MAX when the list is empty), kept with the
@@ -330,10 +335,11 @@ reindex(struct bt_tracker *tr, struct ent *x)
 		hot_push(tr, x);
 }
 
-/* When e's last event makes it expire (the sum, saturated). */
-static inline uint64_t deadline_of(const struct bt_tracker *tr, uint32_t e)
+/* When x's last event makes it expire (the sum, saturated). */
+static inline uint64_t
+deadline_of(const struct bt_tracker *tr, const struct ent *x)
 {
-	uint64_t last = tr->pool[e - 1].rq.last;
+	uint64_t last = x->rq.last;
 
 	return last > UINT64_MAX - tr->o.expire_ns ? UINT64_MAX :
 						    last + tr->o.expire_ns;
@@ -343,46 +349,42 @@ static inline __attribute__((always_inline)) void
 age_unlink(struct bt_tracker *tr, struct ent *x)
 {
 	if (x->prev) {
-		tr->pool[x->prev - 1].next = x->next;
+		x->prev->next = x->next;
 	} else {
 		tr->head = x->next;
 		tr->deadline = x->next ? deadline_of(tr, x->next) : UINT64_MAX;
 	}
 	if (x->next)
-		tr->pool[x->next - 1].prev = x->prev;
+		x->next->prev = x->prev;
 	else
 		tr->tail = x->prev;
-	x->prev = x->next = 0;
+	x->prev = x->next = NULL;
 }
 
 static inline __attribute__((always_inline)) void
 age_append(struct bt_tracker *tr, struct ent *x)
 {
-	uint32_t e = x->self + 1;
-
 	x->prev = tr->tail;
-	x->next = 0;
+	x->next = NULL;
 	if (tr->tail) {
-		tr->pool[tr->tail - 1].next = e;
+		tr->tail->next = x;
 	} else {
-		tr->head = e;
-		tr->deadline = deadline_of(tr, e);
+		tr->head = x;
+		tr->deadline = deadline_of(tr, x);
 	}
-	tr->tail = e;
+	tr->tail = x;
 }
 
 static inline __attribute__((always_inline)) void
 touch(struct bt_tracker *tr, struct ent *x, uint64_t t)
 {
-	uint32_t e = x->self + 1;
-
 	x->rq.last = t;
-	if (tr->tail != e) {
+	if (tr->tail != x) {
 		age_unlink(tr, x);
 		age_append(tr, x);
-	} else if (tr->head == e) {
+	} else if (tr->head == x) {
 		/* Alone on the list: it stays the head, with a new time. */
-		tr->deadline = deadline_of(tr, e);
+		tr->deadline = deadline_of(tr, x);
 	}
 }
 
