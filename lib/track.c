@@ -718,10 +718,8 @@ on_merge(struct bt_tracker *tr,
 	 */
 	end = x->rq.sector + (x->remaining >> 9);
 	if (end != x->end) {
-		uint32_t e = x->self;
-
 		if (x->in_end != 2) {
-			idx_remove_at(tr, END, es, e);
+			idx_remove_at(tr, END, es, x);
 			hot_push(tr, x);
 		}
 		x->end = end;
@@ -875,7 +873,7 @@ on_complete(struct bt_tracker *tr,
 	x->rq.last = ev->time;
 	tr->st.completed++;
 	/* Out of the start map from the slot the lookup found: one probe. */
-	idx_remove_at(tr, START, s, x->self);
+	idx_remove_at(tr, START, s, x);
 	x->in_start = 0;
 	if (x->rq.flags & BT_RQ_PARTIAL) {
 		/* Report where it started, not where the last piece began. */

@@ -119,24 +119,25 @@ static inline uint64_t ent_key(const struct ent *x, int which)
 }
 
 /*
- * Put e at its key, ahead of the entries already there: one probe (room
+ * Put x at its key, ahead of the entries already there: one probe (room
  * was reserved: the start map for every entry, the end map for one key
- * more at each event).
+ * more at each event).  Entries are passed, not indexes: the callers
+ * hold them, and an index costs a multiply to turn back.
  */
 static inline __attribute__((always_inline)) void
 idx_insert(struct bt_tracker *tr, int which, uint32_t dev, uint64_t key,
-	   uint32_t e)
+	   struct ent *x)
 {
-	tr->pool[e].link[which] = bt_map_swap_reserved(&tr->idx[which], dev,
-							key, e + 1);
+	x->link[which] = bt_map_swap_reserved(&tr->idx[which], dev, key,
+					      x->self + 1);
 }
 
-/* Take e out of the chain at slot s, the slot of its key. */
+/* Take x out of the chain at slot s, the slot of its key. */
 static inline __attribute__((always_inline)) void
 idx_remove_at(struct bt_tracker *tr, int which, struct bt_map_slot *s,
-	      uint32_t e)
+	      struct ent *x)
 {
-	uint32_t next = tr->pool[e].link[which], *p;
+	uint32_t next = x->link[which], e = x->self, *p;
 
 	if (s->val == e + 1) {
 		if (next)
@@ -155,12 +156,12 @@ idx_remove_at(struct bt_tracker *tr, int which, struct bt_map_slot *s,
 
 __attribute__((noinline))
 static void idx_remove(struct bt_tracker *tr, int which, uint32_t dev,
-		       uint64_t key, uint32_t e)
+		       uint64_t key, struct ent *x)
 {
 	struct bt_map_slot *s = bt_map_find(&tr->idx[which], dev, key);
 
 	if (s)
-		idx_remove_at(tr, which, s, e);
+		idx_remove_at(tr, which, s, x);
 }
 
 static inline void reindex(struct bt_tracker *tr, struct ent *x);
@@ -264,7 +265,7 @@ static void hot_cut(struct bt_tracker *tr, uint32_t i)
 
 /* x leaves the end map, or stops being held out of it. */
 static inline __attribute__((always_inline)) void
-end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
+end_remove(struct bt_tracker *tr, struct ent *x)
 {
 	if (x->in_end == 2) {
 		for (uint32_t i = 0; i < tr->nhot; i++)
@@ -273,7 +274,7 @@ end_remove(struct bt_tracker *tr, struct ent *x, uint32_t e)
 				break;
 			}
 	} else {
-		idx_remove(tr, END, x->rq.dev, x->end, e);
+		idx_remove(tr, END, x->rq.dev, x->end, x);
 	}
 	x->in_end = 0;
 }
@@ -286,7 +287,7 @@ hot_push(struct bt_tracker *tr, struct ent *x)
 		/* The oldest goes into the end map, at its current end. */
 		struct ent *h = tr->hot[0];
 
-		idx_insert(tr, END, h->rq.dev, h->end, h->self);
+		idx_insert(tr, END, h->rq.dev, h->end, h);
 		h->in_end = 1;
 		hot_cut(tr, 0);
 	}
@@ -296,12 +297,10 @@ hot_push(struct bt_tracker *tr, struct ent *x)
 
 static void unindex(struct bt_tracker *tr, struct ent *x)
 {
-	uint32_t e = x->self;
-
 	if (x->in_start)
-		idx_remove(tr, START, x->rq.dev, x->skey, e);
+		idx_remove(tr, START, x->rq.dev, x->skey, x);
 	if (x->in_end)
-		end_remove(tr, x, e);
+		end_remove(tr, x);
 	x->in_start = 0;
 }
 
@@ -313,22 +312,21 @@ static void unindex(struct bt_tracker *tr, struct ent *x)
 static inline __attribute__((always_inline)) void
 reindex(struct bt_tracker *tr, struct ent *x)
 {
-	uint32_t e = x->self;
 	int want_end = x->rq.state >= BT_RQS_GOT &&
 		       x->rq.state <= BT_RQS_INSERTED;
 	uint64_t end = x->rq.sector + (x->remaining >> 9);
 
 	if (!x->in_start || x->skey != x->rq.sector) {
 		if (x->in_start)
-			idx_remove(tr, START, x->rq.dev, x->skey, e);
+			idx_remove(tr, START, x->rq.dev, x->skey, x);
 		unpend_key(tr, x->rq.dev, x->rq.sector);
 		x->skey = x->rq.sector;
-		idx_insert(tr, START, x->rq.dev, x->skey, e);
+		idx_insert(tr, START, x->rq.dev, x->skey, x);
 		x->in_start = 1;
 	}
 	/* A held-out end moves with no map work. */
 	if (x->in_end && (!want_end || (x->end != end && x->in_end == 1)))
-		end_remove(tr, x, e);
+		end_remove(tr, x);
 	x->end = end;
 	/* A request opening to merges is held out first: its M comes soon. */
 	if (want_end && !x->in_end)
