@@ -574,7 +574,7 @@ on_queue(struct bt_tracker *tr,
 
 	if (i >= 0) {
 		/* Alone at the key: the one to take if it scores at all. */
-		m = &tr->pool[tr->pend[i].e - 1];
+		m = tr->pend[i].x;
 		if (!score_mark(m, ev)) {
 			m = NULL;
 			unpend(tr, (uint32_t)i);
@@ -633,12 +633,11 @@ static inline struct ent *take_pend(struct bt_tracker *tr,
 				    const struct bt_event *ev)
 {
 	for (uint32_t i = 0; i < tr->npend; i++) {
-		struct ent *x;
+		struct ent *x = tr->pend[i].x;
 
 		if (tr->pend[i].sector != ev->sector ||
-		    tr->pend[i].dev != ev->dev)
+		    x->rq.dev != ev->dev)
 			continue;
-		x = &tr->pool[tr->pend[i].e - 1];
 		if (!score_bio(x, ev)) {
 			unpend(tr, i);
 			return NULL;

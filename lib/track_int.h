@@ -92,8 +92,12 @@ struct bt_tracker {
 	 */
 	struct {
 		uint64_t sector;
-		uint32_t dev;
-		uint32_t e;		/* index + 1 */
+		/*
+		 * The entry, whose rq.dev completes the key: a sector that
+		 * matches is nearly always the entry sought, about to be
+		 * read anyway.
+		 */
+		struct ent *x;
 	} pend[NPEND];
 	uint32_t npend;
 	/*
@@ -169,7 +173,7 @@ static inline void reindex(struct bt_tracker *tr, struct ent *x);
 /* Take pending entry i out of tr->pend. */
 static void pend_cut(struct bt_tracker *tr, uint32_t i)
 {
-	tr->pool[tr->pend[i].e - 1].pend = 0;
+	tr->pend[i].x->pend = 0;
 	tr->npend--;
 	/* To the fixed end, as in hot_cut(): no call of memmove. */
 	for (uint32_t j = 0; j + 1 < NPEND; j++)
@@ -180,7 +184,7 @@ static void pend_cut(struct bt_tracker *tr, uint32_t i)
 /* Put pending entry i in the start map, where it would have been. */
 static void unpend(struct bt_tracker *tr, uint32_t i)
 {
-	struct ent *x = &tr->pool[tr->pend[i].e - 1];
+	struct ent *x = tr->pend[i].x;
 
 	pend_cut(tr, i);
 	reindex(tr, x);
@@ -191,7 +195,7 @@ static inline int pend_find(const struct bt_tracker *tr, uint32_t dev,
 			    uint64_t key)
 {
 	for (uint32_t i = 0; i < tr->npend; i++)
-		if (tr->pend[i].sector == key && tr->pend[i].dev == dev)
+		if (tr->pend[i].sector == key && tr->pend[i].x->rq.dev == dev)
 			return (int)i;
 	return -1;
 }
@@ -234,17 +238,14 @@ static void pend_push(struct bt_tracker *tr, struct ent *x)
 	if (tr->npend == NPEND)
 		unpend(tr, 0);
 	tr->pend[tr->npend].sector = x->rq.sector;
-	tr->pend[tr->npend].dev = x->rq.dev;
-	tr->pend[tr->npend++].e = x->self + 1;
+	tr->pend[tr->npend++].x = x;
 	x->pend = 1;
 }
 
 static void forget_pend(struct bt_tracker *tr, const struct ent *x)
 {
-	uint32_t e = x->self + 1;
-
 	for (uint32_t i = 0; i < tr->npend; i++)
-		if (tr->pend[i].e == e) {
+		if (tr->pend[i].x == x) {
 			pend_cut(tr, i);
 			return;
 		}
