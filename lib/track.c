@@ -984,19 +984,23 @@ static struct bt_request *on_remap(struct bt_tracker *tr,
 					 const struct bt_event *ev)
 {
 	struct bt_remap rm;
-	struct bt_event from;
 	struct bt_request up;
+	struct bt_map_slot *s;
 	struct ent *b, *m;
+	uint32_t k;
 
 	if (bt_event_remap(ev, &rm) < 0)
 		return NULL;
-	from = *ev;
-	from.dev = rm.dev_from;
-	from.sector = rm.sector_from;
-	b = lookup(tr, START, rm.dev_from, rm.sector_from, score_bio, &from);
+	/*
+	 * The upper device's bio at the sector it came from, else a mark
+	 * there (a remap of a remap): one probe for both.  The scores read
+	 * only the event's direction and bytes, the same on both devices.
+	 */
+	s = start_find(tr, rm.dev_from, rm.sector_from);
+	k = s ? s->val : 0;
+	b = best_of(tr, START, k, score_bio, ev);
 	if (!b)
-		b = lookup(tr, START, rm.dev_from, rm.sector_from,
-			   score_mark, &from);
+		b = best_of(tr, START, k, score_mark, ev);
 	if (b) {
 		up = b->rq;
 		tr->st.remapped++;
