@@ -75,6 +75,7 @@ struct bt_replay {
 	uint64_t t0;		/* CLOCK_MONOTONIC ns of the first I/O */
 	double speed;
 	int no_stall;
+	int poll;		/* fewer threads than CPUs: see wait_cqe() */
 	atomic_int stop;
 	atomic_int failed;	/* -errno of a thread that could not start */
 	struct bt_replay_proc total;
