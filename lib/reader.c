@@ -696,7 +696,7 @@ static inline int set_aside(struct bt_reader *r, uint32_t act, uint64_t time)
 /* The same of a decoded record: notes are always delivered. */
 static inline int ev_aside(struct bt_reader *r, const struct bt_event *e)
 {
-	return r->aside && !bt_event_is_note(e) && e->action < 32 &&
+	return r->aside && !bt_event_is_note(e) &&
 	       set_aside(r, e->category << 16 | e->action, e->time);
 }
 
@@ -769,6 +769,17 @@ head_of(const struct bt_reader *r, const struct input *in, int wide,
 	return 1;
 }
 
+/* A record head_of() passed is taken: delivered or set aside. */
+static inline __attribute__((always_inline)) void
+take_as(struct bt_reader *restrict r, struct input *restrict in,
+	const struct head *h)
+{
+	in->pos = h->start + h->total;
+	r->st.bytes += h->total;
+	r->max_time = h->time;
+	r->st.events++;
+}
+
 /* The event of a record head_of() passed, at input offset off. */
 static inline __attribute__((always_inline)) void
 decode_as(struct bt_event *restrict e, const struct input *restrict in,
@@ -813,16 +824,12 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 		bt_dup_remember_v7(s, h.p, h.seq, h.time, off, in->index);
 		/* Set aside: taken as a delivery takes it, not decoded. */
 		if (aside && set_aside(r, h.act, h.time)) {
-			in->pos = h.start + h.total;
-			r->st.bytes += h.total;
-			r->max_time = h.time;
-			r->st.events++;
+			take_as(r, in, &h);
 			return 2;
 		}
 	}
 	decode_as(e, in, &h, off, wide);
-	in->pos = h.start + h.total;
-	r->st.bytes += h.total;
+	take_as(r, in, &h);
 	if (wide) {
 		/*
 		 * The slot's copy loads e's fields again (forwarded from the
@@ -832,8 +839,6 @@ fast_as(struct bt_reader *restrict r, struct input *restrict in,
 		__asm__ volatile("" ::: "memory");
 		bt_dup_remember(s, e);
 	}
-	r->max_time = h.time;
-	r->st.events++;
 	return wide && aside && set_aside(r, h.act, h.time) ? 2 : 1;
 }
 
@@ -860,10 +865,7 @@ unsequenced_as(struct bt_reader *restrict r, struct input *restrict in,
 		return 0;
 	decode_as(e, in, &h, in->base + h.start, wide);
 	bt_dup_unsequenced_newer(r, in, s, e);
-	in->pos = h.start + h.total;
-	r->st.bytes += h.total;
-	r->max_time = h.time;
-	r->st.events++;
+	take_as(r, in, &h);
 	return aside && set_aside(r, h.act, h.time) ? 2 : 1;
 }
 
