@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	m.t = tool_table(&m.o, bt_merge_cols(mg));
 	if (bt_merge_table(mg, m.t, r) < 0)
 		tool_nomem(&m.o);
-	tool_explain_empty(&m.o, seen, need, "btmerge", "merge ratios compare "
+	tool_explain_empty(&m.o, r, seen, need, "btmerge", "merge ratios compare "
 			   "the bios queued with the requests dispatched, "
 			   "from a device's first Q or A as btt counts them");
 	status = tool_done(&m.o, r, m.t, rc);

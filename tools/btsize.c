@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 		s.t = tool_table(&s.o, bt_size_cols(sz));
 		bt_size_table(sz, s.t, r);
 	}
-	tool_explain_empty(&s.o, seen | bt_reader_aside_actions(r), need,
+	tool_explain_empty(&s.o, r, seen, need,
 			   s.so.at_q ? "btsize --at=Q" : "btsize", s.so.at_q ?
 			   "--at=Q counts the bios submitted (Q)" :
 			   "the histograms count the requests dispatched (D)");

@@ -62,17 +62,17 @@ static void explain(const struct slicer *s)
 {
 	switch (s->from) {
 	case BT_SLICE_FROM_MESSAGES:
-		tool_explain_empty(&s->o, s->seen, need_of(s),
+		tool_explain_empty(&s->o, s->r, s->seen, need_of(s),
 				   "btslice --from=messages", "--from=messages "
 				   "follows CFQ's or BFQ's queue messages");
 		break;
 	case BT_SLICE_FROM_EVENTS:
-		tool_explain_empty(&s->o, s->seen, need_of(s),
+		tool_explain_empty(&s->o, s->r, s->seen, need_of(s),
 				   "btslice --from=events", "a wait starts when "
 				   "a request enters the scheduler (G, or I)");
 		break;
 	default:
-		tool_explain_empty(&s->o, s->seen, need_of(s),
+		tool_explain_empty(&s->o, s->r, s->seen, need_of(s),
 				   "btslice", "a wait starts when a request "
 				   "enters the scheduler (G, or I) or at a "
 				   "scheduler message");

@@ -142,13 +142,12 @@ int main(int argc, char **argv)
 		s.t = tool_table(&s.o, bt_sync_sum_cols());
 		bt_sync_sum_table(s.sum, s.t, s.r);
 	}
-	seen |= bt_reader_aside_actions(s.r);
-	if (!tool_explain_empty(&s.o, seen, 1u << BT_A_QUEUE, "btsync",
+	if (!tool_explain_empty(&s.o, s.r, seen, 1u << BT_A_QUEUE, "btsync",
 				"an episode opens at the Q of a sync write or "
 				"flush"))
-		tool_explain_empty(&s.o, seen, 1u << BT_A_COMPLETE, "btsync",
-				   "an episode closes at the completion of its "
-				   "flush");
+		tool_explain_empty(&s.o, s.r, seen, 1u << BT_A_COMPLETE,
+				   "btsync", "an episode closes at the "
+				   "completion of its flush");
 	status = tool_done(&s.o, s.r, s.t, rc);
 	bt_sync_sum_free(s.sum);
 	bt_sync_free(sy);

@@ -469,11 +469,15 @@ static const struct {
 	{ "btcat", 0, 0 },
 };
 
-int tool_explain_empty(const struct tool_opts *o, uint32_t seen, uint32_t need,
-		       const char *self, const char *why)
+int tool_explain_empty(const struct tool_opts *o, const struct bt_reader *r,
+		       uint32_t seen, uint32_t need, const char *self,
+		       const char *why)
 {
 	char lacks[160], has[160], ok[256];
 	size_t n = 0;
+
+	/* Bit 31 is TOOL_SEEN_MESSAGE, no action's. */
+	seen |= bt_reader_aside_actions(r) & ~TOOL_SEEN_MESSAGE;
 
 	if (!seen || (seen & need))
 		return 0;

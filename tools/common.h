@@ -194,11 +194,14 @@ static inline void tool_seen(uint32_t *seen, const struct bt_event *ev)
  * the report can have no row: say so on stderr, naming the events it
  * lacks and the ones it has, why the tool needs them (why), and which
  * tools (with options) do compute something on it; self names the run
- * that failed ("btsize --at=Q") to leave it out.  Returns 1 when it spoke,
- * 0 when some event in need was there or nothing at all was read.
+ * that failed ("btsize --at=Q") to leave it out.  The actions r set
+ * aside undecoded (bt_reader_set_actions()) count as seen: the trace
+ * holds them.  Returns 1 when it spoke, 0 when some event in need was
+ * there or nothing at all was read.
  */
-int tool_explain_empty(const struct tool_opts *o, uint32_t seen, uint32_t need,
-		       const char *self, const char *why);
+int tool_explain_empty(const struct tool_opts *o, const struct bt_reader *r,
+		       uint32_t seen, uint32_t need, const char *self,
+		       const char *why);
 
 /*
  * Number parsers for tools' own options, whole string or nothing (no sign,
