@@ -201,33 +201,38 @@ static const uint8_t what_of[BT_A_INSERT + 1] = {
 	[BT_A_COMPLETE] = (BLK + 1) | WITH_BYTES,
 };
 
+/* What ev counts (*w), or 0 for nothing: no what_of, or no bytes. */
+static inline __attribute__((always_inline)) int
+what_counts(const struct bt_event *ev, enum what *w)
+{
+	unsigned k = ev->action < sizeof(what_of) ? what_of[ev->action] : 0;
+
+	if (!k || (!ev->bytes && (k & WITH_BYTES)))
+		return 0;
+	*w = (enum what)((k & ~WITH_BYTES) - 1);
+	return 1;
+}
+
 /* What ev counts in g, where a device's row has its counts. */
 static inline __attribute__((always_inline)) void
 count_event(struct grp *g, const struct bt_event *ev)
 {
-	unsigned k = ev->action < sizeof(what_of) ? what_of[ev->action] : 0;
-	struct mstat *s = op_of(g, ev->category);
-	enum what w = (enum what)((k & ~WITH_BYTES) - 1);
+	enum what w;
 
-	if (!k || (!ev->bytes && (k & WITH_BYTES)))
-		return;
 	/* an event counts no bios: a plain count or a completion's blocks */
-	if (w == BLK)
-		count(s, BLK, ev->bytes >> 9);
-	else
-		s->n[w]++;
+	if (what_counts(ev, &w))
+		count(op_of(g, ev->category), w,
+		      w == BLK ? ev->bytes >> 9 : 0);
 }
 
 static inline __attribute__((always_inline)) int
 feed_live(struct bt_merge *m, const struct bt_event *ev,
 	  const struct bt_request *rq)
 {
-	unsigned k = ev->action < sizeof(what_of) ? what_of[ev->action] : 0;
 	enum what w;
 
-	if (!k || (!ev->bytes && (k & WITH_BYTES)))
+	if (!what_counts(ev, &w))
 		return 0;
-	w = (enum what)((k & ~WITH_BYTES) - 1);
 	if (m->by_dev)
 		/* Without owners a row is a device's: no pid to pick. */
 		return add_other(m, ev->dev, 0, ev->category, w,
