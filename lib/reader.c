@@ -9,7 +9,10 @@
  * reader with its input, offset and a message.  Records that copy one
  * already read are dropped (reader_dup.c decides which), inputs of
  * separate recordings are told apart at the start (reader_rec.c), and
- * PROCESS notes fill a pid -> comm table.
+ * PROCESS notes fill a pid -> comm table.  Records of actions the caller
+ * set aside (bt_reader_set_actions()) are read and checked the same way,
+ * but not decoded or delivered.  The common records take short paths
+ * (fast_as(), unsequenced_as()); everything else the general one.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -4,7 +4,9 @@
  * bt_event_encode(): every layout (v7, v8, 64-byte header behind a v7
  * magic, tracefs context prefix) in both byte orders, cgroup ids, notes
  * and the pid -> comm map, merging inputs by time and time going
- * backwards.  Copies and separate recordings are in test_reader_dup.c,
+ * backwards; on random traces, the short paths against the general one
+ * and actions set aside against everything delivered.  Copies and
+ * separate recordings are in test_reader_dup.c,
  * bad input and the other sources (files, per-CPU sets, stdin, gzip) in
  * test_reader_input.c.
  */
