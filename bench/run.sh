@@ -190,6 +190,10 @@ suite() {
 	# btcat's reading and ordering: what every tool's row has beneath it.
 	measure "reader alone (bench/btread)" /dev/null /dev/null \
 		"$TOP/$B/bench/btread" "$trace" && row_end "$btt_evs" "" ""
+	# The floor under the analyses that rebuild requests (btread -p: the
+	# reader plus Q/G/M/C paired in two hash tables, nothing else).
+	measure "floor: reader + Q/M/C pairing" /dev/null /dev/null \
+		"$TOP/$B/bench/btread" -p "$trace" && row_end "$btt_evs" "" ""
 	measure "btcat -d $NOMATCH (reading)" /dev/null /dev/null \
 		"$BIN/btcat" -d "$NOMATCH" "$trace" && row_end "$btt_evs" "" ""
 	for t in "btlat --btt" btlat btmerge btsize btslice btsync \
