@@ -1241,8 +1241,10 @@ int bt_blkorder_new(struct bt_blkorder **out, struct bt_reader *r,
  * its time in ns since blkparse's origin, *dev its device's index (see
  * bt_blkorder_dev); ev->offset is UINT64_MAX after a stall (the record
  * was read back from the temporary file).  0 at the end.  < 0: -errno; bt_blkorder_failed()
- * tells the reader that failed (NULL: -ENOMEM).  After a reader's error
- * the records read before it still follow, and other inputs go on.
+ * tells the reader that failed (NULL: no memory, or the temporary file
+ * that keeps the rest of a stalled stream could not be written or read
+ * back).  After a reader's error the records read before it still
+ * follow, and other inputs go on.
  */
 int bt_blkorder_next(struct bt_blkorder *o, struct bt_event *ev,
 		     uint64_t *rel, size_t *dev);

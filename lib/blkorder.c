@@ -17,10 +17,10 @@
  * stream is read, or one per per-CPU set, with the stream's sequence gaps.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "internal.h"
 
 #define BATCH		512		/* blkparse's rb_batch */
@@ -96,9 +96,18 @@ struct bt_blkorder {
 	struct bt_reader *r;	/* the caller's reader, read once */
 	struct batch b;		/* stream mode */
 	int stalled, end;
-	struct bt_reader *src;	/* stream mode: r, or the spool after a stall */
-	FILE *spool;		/* the rest of the stream, read at the stall */
-	struct bt_reader *spool_r;
+	struct bt_reader *src;	/* stream mode: r, NULL after a stall */
+	/*
+	 * The rest of the stream, read at the stall: the reader's events as
+	 * it gave them, each followed by its payload, read back through buf
+	 * (pos to len holds what is not handed out yet).
+	 */
+	struct spool {
+		FILE *f;
+		unsigned char *buf;
+		size_t pos, len;
+		off_t left;	/* bytes in f not yet in buf */
+	} spool;
 	int spool_err;		/* r's error that ended the spool, reported after it */
 	struct stream *s;	/* merge mode: one per input */
 	size_t ns, init;	/* inputs, and inputs read ahead so far */
@@ -357,6 +366,70 @@ static int take(struct bt_blkorder *o, const struct bt_event *e)
 }
 
 /*
+ * The spool holds the events as the reader gave them, each followed by
+ * its payload: nothing to decode, check for copies or order again when
+ * they are read back.  Of struct bt_event it keeps the fields but offset
+ * and pdu (the offset is not known after the stall: UINT64_MAX), in
+ * SPOOL_EV bytes, 12 more than a record's header: 1.3 times the trace's
+ * size at most.
+ */
+#define SPOOL_A		offsetof(struct bt_event, offset)	/* up to it */
+#define SPOOL_B		offsetof(struct bt_event, sequence)	/* from it */
+#define SPOOL_B_LEN	(offsetof(struct bt_event, input) + \
+			 sizeof(((struct bt_event *)0)->input) - SPOOL_B)
+#define SPOOL_EV	(SPOOL_A + SPOOL_B_LEN)
+_Static_assert(SPOOL_EV == BT_HDR_V7 + 12, "the man page's spool size");
+#define SPOOL_REC	(SPOOL_EV + UINT16_MAX)	/* the largest */
+#define SPOOL_BUF	(1u << 20)
+
+/* A failed write or read of the spool: -errno, or -EIO if it has none. */
+static int spool_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
+
+static __attribute__((noinline)) int spool_fill(struct spool *sp)
+{
+	size_t rest = sp->len - sp->pos, want = SPOOL_BUF - rest;
+
+	memmove(sp->buf, sp->buf + sp->pos, rest);
+	sp->pos = 0;
+	sp->len = rest;
+	if ((off_t)want > sp->left)
+		want = (size_t)sp->left;
+	errno = 0;
+	if (fread(sp->buf + rest, 1, want, sp->f) != want)
+		return spool_errno();
+	sp->len += want;
+	sp->left -= (off_t)want;
+	return 0;
+}
+
+/* The spool's next event into e: 1, 0 at its end, or -errno. */
+static inline int spool_next(struct spool *sp, struct bt_event *e)
+{
+	int rc;
+
+	if (sp->len - sp->pos < SPOOL_REC && sp->left &&
+	    (rc = spool_fill(sp)) < 0)
+		return rc;
+	if (sp->pos == sp->len)
+		return 0;
+	if (sp->len - sp->pos < SPOOL_EV)
+		return -EIO;
+	memcpy(e, sp->buf + sp->pos, SPOOL_A);
+	e->offset = UINT64_MAX;
+	memcpy((unsigned char *)e + SPOOL_B, sp->buf + sp->pos + SPOOL_A,
+	       SPOOL_B_LEN);
+	sp->pos += SPOOL_EV;
+	if (sp->len - sp->pos < e->pdu_len)
+		return -EIO;
+	e->pdu = e->pdu_len ? sp->buf + sp->pos : NULL;
+	sp->pos += e->pdu_len;
+	return 1;
+}
+
+/*
  * Read up to a batch: from the stream's source (in SIZE_MAX) or from input
  * in of the reader alone.  *err: 0, or the error that ended the read
  * (o->failed is the reader when it failed).  set: the device of a per-CPU
@@ -370,7 +443,7 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 	/* Kept in registers: the reader's calls could change any memory. */
 	size_t counted = 0, dev = set, n = 0, order = b->order;
 	struct bt_reader *src = o->src;
-	int spooled = src != o->r, rc, k, moved = 0;
+	int spooled = o->stalled, rc, k, moved = 0;
 	uint32_t dev_num = o->ndevs ? o->devs[o->last_dev].dev : 0;
 	int have_dev = o->ndevs != 0;
 	uint64_t min = UINT64_MAX;
@@ -385,12 +458,17 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 
 		if (in != SIZE_MAX)
 			rc = bt_reader_next_input(o->r, in, e);
+		else if (spooled)
+			rc = spool_next(&o->spool, e);
 		else
 			rc = src ? bt_reader_next(src, e) : 0;
 		if (!rc && in == SIZE_MAX && o->spool_err) {
 			rc = o->spool_err;	/* r failed after what was spooled */
 			o->spool_err = 0;
-			o->src = NULL;
+		} else if (rc < 0 && in == SIZE_MAX && spooled) {
+			o->failed = NULL;	/* the spool's own read */
+			*err = rc;
+			break;
 		}
 		if (!rc)
 			break;
@@ -411,9 +489,6 @@ size_t batch_read(struct bt_blkorder *o, struct batch *b, size_t in,
 			dev_num = e->dev;
 			have_dev = 1;
 		}
-		/* A spooled record's offset would be the spool's: not known. */
-		if (in == SIZE_MAX && spooled)
-			e->offset = UINT64_MAX;
 		if (k > 0) {
 			/* Cgroup notes do not move the origin. */
 			if (!(bt_event_is_note(e) && e->has_cgroup) &&
@@ -602,61 +677,63 @@ static inline int seq_check(struct seqs *t, const struct bt_event *e,
  * its records go to a temporary file as they are read, and the stream
  * goes on from there.  An error that ended the input follows them.
  */
-/*
- * The spool's records gather in SPOOL_BUF bytes between writes: a call
- * of fwrite() a record cost as much as encoding it.
- */
-#define SPOOL_REC	(BT_HDR_V8 + 8 + 65536)	/* the largest record */
-#define SPOOL_BUF	(1u << 20)
+/* n bytes of buf to the spool: 0 or -errno. */
+static int spool_write(struct spool *sp, size_t n)
+{
+	errno = 0;
+	if (fwrite(sp->buf, 1, n, sp->f) != n)
+		return spool_errno();
+	return 0;
+}
 
+/*
+ * The events gather in the spool's buffer, written SPOOL_BUF bytes at a
+ * time (a call of fwrite() a record cost as much as encoding it did),
+ * and the same buffer reads them back.  0, or -errno of the memory or
+ * the temporary file (bt_blkorder_failed() then NULL).
+ */
 static int spool_rest(struct bt_blkorder *o)
 {
-	unsigned char *buf = malloc(SPOOL_BUF);
+	struct spool *sp = &o->spool;
 	struct bt_event e;
-	int rc, n, fd;
 	size_t used = 0;
 	off_t len = 0;
+	int rc, wr;
 
-	o->spool = tmpfile();
-	if (!buf || !o->spool) {
-		rc = buf ? -errno : -ENOMEM;
-		free(buf);
-		return rc;
-	}
+	sp->buf = malloc(SPOOL_BUF);
+	if (!sp->buf)
+		return -ENOMEM;
+	errno = 0;
+	sp->f = tmpfile();
+	if (!sp->f)
+		return spool_errno();
 	while ((rc = bt_reader_next(o->r, &e)) > 0) {
 		/* names its pid if PROCESS */
 		if (bt_event_is_note(&e) && take(o, &e) < 0)
-			break;
+			return -ENOMEM;
 		if (SPOOL_BUF - used < SPOOL_REC) {
-			if (fwrite(buf, 1, used, o->spool) != used)
-				break;
+			if ((wr = spool_write(sp, used)) < 0)
+				return wr;
 			used = 0;
 		}
-		n = bt_event_encode(&e, buf + used, SPOOL_BUF - used,
-				    e.version == BT_VERSION_8 ? BT_ENC_V8 : 0);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-		len += n;
+		memcpy(sp->buf + used, &e, SPOOL_A);
+		memcpy(sp->buf + used + SPOOL_A, (unsigned char *)&e + SPOOL_B,
+		       SPOOL_B_LEN);
+		if (e.pdu_len)
+			memcpy(sp->buf + used + SPOOL_EV, e.pdu, e.pdu_len);
+		used += SPOOL_EV + e.pdu_len;
+		len += (off_t)(SPOOL_EV + e.pdu_len);
 	}
-	if (rc <= 0 && used && fwrite(buf, 1, used, o->spool) != used)
-		rc = 1;		/* no room for the spool */
-	free(buf);
-	if (rc > 0)
-		return -ENOMEM;	/* no memory or no room for the spool */
+	if (used && (wr = spool_write(sp, used)) < 0)
+		return wr;
 	o->spool_err = rc;	/* the reader's own error, or 0 */
 	o->src = NULL;
-	if (!len)
-		return 0;
-	fd = fileno(o->spool);
-	if (fflush(o->spool) || lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	rc = bt_reader_new(&o->spool_r);
-	if (!rc)
-		rc = bt_reader_add_fd(o->spool_r, fd, bt_reader_input_name(o->r, 0));
-	if (!rc)
-		o->src = o->spool_r;
-	return rc;
+	sp->pos = sp->len = 0;
+	sp->left = len;
+	errno = 0;
+	if (fflush(sp->f) || fseeko(sp->f, 0, SEEK_SET) < 0)
+		return spool_errno();
+	return 0;
 }
 
 /* ------------------------------------------------------------ handing out */
@@ -957,9 +1034,9 @@ void bt_blkorder_free(struct bt_blkorder *o)
 	batch_free(&o->b);
 	for (size_t i = 0; i < o->ns; i++)
 		batch_free(&o->s[i].b);
-	bt_reader_free(o->spool_r);
-	if (o->spool)
-		fclose(o->spool);
+	free(o->spool.buf);
+	if (o->spool.f)
+		fclose(o->spool.f);
 	free(o->s);
 	for (size_t i = 0; i < o->seqs.n; i++)
 		free(o->seqs.slot[i].skips);

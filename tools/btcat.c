@@ -172,8 +172,16 @@ static void read_error(struct cat *c, int rc)
 	const char *file = NULL, *what;
 	uint64_t off = 0;
 
-	if (!r)
+	if (!r && rc == -ENOMEM)
 		die_nomem(c);
+	if (!r) {
+		/* After blkparse's stall: the rest of the stream's spool. */
+		fprintf(stderr, "%s: the temporary file in %s holding the "
+			"rest of the trace failed: %s\n", c->o.prog, P_tmpdir,
+			strerror(-rc));
+		c->failed = 1;
+		return;
+	}
 	what = bt_reader_error(r, &file, &off);
 	if (!what || !*what)
 		what = strerror(-rc);

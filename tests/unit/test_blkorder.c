@@ -243,6 +243,102 @@ static void write_file(const char *path, struct tb *t)
 	assert_int_equal(fclose(f), 0);
 }
 
+/*
+ * After a stall the rest of the stream comes back out of the spool: 20
+ * MiB of it, so that records and their payloads (messages of 1 to 3000
+ * bytes) straddle the ends of the spool's buffer, read from a file, so
+ * that no payload can still be found where the reader first had it, with
+ * a name that only a note at the very end gives and, with truncate, the
+ * reader's error after the last whole record.
+ */
+static void spool_round_trip(int truncate)
+{
+	enum { N = 60001 };	/* N % 7 != 3: the last is no message */
+	static unsigned char text[4096];
+	char dir[] = "/tmp/test_blkorder.XXXXXX", path[64];
+	struct bt_reader *r;
+	struct bt_blkorder *o;
+	struct bt_event e, got;
+	struct tb t;
+	const char *bad;
+	uint64_t rel;
+	size_t dev, n = 0, msgs = 0;
+	uint32_t seq = 0;
+	int rc, errors = 0;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (unsigned char)('a' + i * 7 % 26);
+	tb_init(&t, 0, 0);
+	for (uint64_t i = 0; i < N; i++) {
+		if (i % 7 == 3) {
+			e = tb_ev(1000 + i, 0, BT_N_MESSAGE, BT_TC_NOTIFY, 0);
+			e.pdu = text + i % 97;
+			e.pdu_len = (uint16_t)(i * 37 % 3000 + 1);
+		} else {
+			/* sequence 2 is missing: the stream stalls there */
+			seq += seq == 1 ? 2 : 1;
+			e = tb_ev(1000 + i, seq, Q_READ, 4096);
+			e.pid = 4321;
+		}
+		tb_add(&t, &e);
+	}
+	e = tb_note(1000 + N, 4321, "late");
+	tb_add(&t, &e);
+	if (truncate)
+		t.len -= 5;	/* the note cut short */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	write_file(path, &t);
+	assert_int_equal(bt_reader_new(&r), 0);
+	assert_int_equal(bt_reader_add(r, path), 0);
+	assert_int_equal(bt_blkorder_new(&o, r, 0, &bad), 0);
+	while ((rc = bt_blkorder_next(o, &got, &rel, &dev)) != 0) {
+		if (rc < 0) {
+			/* once, and the records before it still follow */
+			assert_int_equal(errors++, 0);
+			assert_ptr_equal(bt_blkorder_failed(o), r);
+			continue;
+		}
+		assert_int_equal(got.time, 1000 + n);
+		if (n % 7 == 3) {
+			assert_int_equal(got.action, BT_N_MESSAGE);
+			assert_int_equal(got.pdu_len, n * 37 % 3000 + 1);
+			assert_memory_equal(got.pdu, text + n % 97, got.pdu_len);
+			msgs++;
+		} else if (got.action == BT_A_QUEUE && n > 1) {
+			const char *c = bt_blkorder_comm(o, got.pid);
+
+			/* the name of the note at the end, read at the stall */
+			if (truncate)
+				assert_null(c);
+			else
+				assert_string_equal(c, "late");
+		}
+		n++;
+	}
+	/* Every record (the PROCESS note names, it is not handed out). */
+	assert_int_equal(n, N);
+	assert_int_equal(msgs, (N + 3) / 7);
+	assert_int_equal(errors, truncate);
+	bt_blkorder_free(o);
+	bt_reader_free(r);
+	tb_free(&t);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_blkorder_spool_gives_back_the_rest(void **state)
+{
+	(void)state;
+	spool_round_trip(0);
+}
+
+static void test_blkorder_spool_then_the_readers_error(void **state)
+{
+	(void)state;
+	spool_round_trip(1);
+}
+
 static void test_blkorder_merge_keeps_served_input_first(void **state)
 {
 	char dir[] = "/tmp/test_blkorder.XXXXXX", path[64];
@@ -351,6 +447,8 @@ int main(void)
 		cmocka_unit_test(test_blkorder_sequence_gap_is_a_skip),
 		cmocka_unit_test(test_blkorder_name_given_after_hand_out),
 		cmocka_unit_test(test_blkorder_sequences_of_many_cpus),
+		cmocka_unit_test(test_blkorder_spool_gives_back_the_rest),
+		cmocka_unit_test(test_blkorder_spool_then_the_readers_error),
 		cmocka_unit_test(test_blkorder_merge_keeps_served_input_first),
 		cmocka_unit_test(test_blkorder_merge_reads_inputs_once),
 	};
