@@ -388,6 +388,15 @@ static int spool_errno(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
+/* n bytes of buf to the spool: 0 or -errno. */
+static int spool_write(struct spool *sp, size_t n)
+{
+	errno = 0;
+	if (fwrite(sp->buf, 1, n, sp->f) != n)
+		return spool_errno();
+	return 0;
+}
+
 static __attribute__((noinline)) int spool_fill(struct spool *sp)
 {
 	size_t rest = sp->len - sp->pos, want = SPOOL_BUF - rest;
@@ -676,17 +685,6 @@ static inline int seq_check(struct seqs *t, const struct bt_event *e,
  * names.  The input is read once (it may be stdin or a FIFO): the rest of
  * its records go to a temporary file as they are read, and the stream
  * goes on from there.  An error that ended the input follows them.
- */
-/* n bytes of buf to the spool: 0 or -errno. */
-static int spool_write(struct spool *sp, size_t n)
-{
-	errno = 0;
-	if (fwrite(sp->buf, 1, n, sp->f) != n)
-		return spool_errno();
-	return 0;
-}
-
-/*
  * The events gather in the spool's buffer, written SPOOL_BUF bytes at a
  * time (a call of fwrite() a record cost as much as encoding it did),
  * and the same buffer reads them back.  0, or -errno of the memory or
