@@ -82,6 +82,23 @@ static inline void put(struct slot *s, uint64_t key, uint32_t rq)
 	s->used = 1;
 }
 
+/* rq ends at key, unless a request ends there already. */
+static inline void end_put(struct floor *f, uint64_t key, uint32_t rq)
+{
+	struct slot *e = find(f->end, key);
+
+	if (!e->used) {
+		put(e, key, rq);
+		f->nend++;
+	}
+}
+
+static inline void end_del(struct floor *f, struct slot *e)
+{
+	del(f->end, e);
+	f->nend--;
+}
+
 /* Forget every open request: both tables empty, the pool all free. */
 static void floor_reset(struct floor *f)
 {
@@ -121,18 +138,15 @@ static void floor_feed(struct floor *f, const struct bt_event *ev)
 	case BT_A_GETRQ:
 		floor_room(f);
 		s = find(f->start, key);
-		if (s->used && !(e = find(f->end, key + len))->used) {
-			put(e, key + len, s->rq);
-			f->nend++;
-		}
+		if (s->used)
+			end_put(f, key + len, s->rq);
 		return;
 	case BT_A_BACKMERGE:
 		e = find(f->end, key);
 		if (!e->used)
 			return;
 		rq = e->rq;
-		del(f->end, e);
-		f->nend--;
+		end_del(f, e);
 		f->pool[rq].end += len;
 		f->pool[rq].bios++;
 		s = find(f->start, key);
@@ -140,10 +154,7 @@ static void floor_feed(struct floor *f, const struct bt_event *ev)
 			f->free[f->nfree++] = s->rq;
 			del(f->start, s);
 		}
-		if (!(e = find(f->end, key + len))->used) {
-			put(e, key + len, rq);
-			f->nend++;
-		}
+		end_put(f, key + len, rq);
 		return;
 	case BT_A_COMPLETE:
 		s = find(f->start, key);
@@ -152,10 +163,8 @@ static void floor_feed(struct floor *f, const struct bt_event *ev)
 		rq = s->rq;
 		del(f->start, s);
 		e = find(f->end, (uint64_t)ev->dev << 40 ^ f->pool[rq].end);
-		if (e->used && e->rq == rq) {
-			del(f->end, e);
-			f->nend--;
-		}
+		if (e->used && e->rq == rq)
+			end_del(f, e);
 		f->closed++;
 		f->bios += f->pool[rq].bios;
 		f->free[f->nfree++] = rq;
