@@ -17,9 +17,12 @@
 # tool's row gives its events/s, its ratio to the reference (blkparse for
 # text output, btt for the analyses: events/s over theirs), and its CPU
 # time over `cat FILE > /dev/null`'s on the same file (timed over ten
-# passes).  Peak RSS is GNU time's %M.  blkparse and btt get
-# BENCH_TIMEOUT seconds (default 600), the btkit tools BENCH_TOOL_TIMEOUT
-# (default 60).  The whole run, both traces at their default sizes and
+# passes).  Above the tools' rows: the reader alone (bench/btread) and
+# the floor under the analyses that rebuild requests (bench/btread -p:
+# the reader plus a bare pairing of Q, G, M and C in two hash tables;
+# bench/PROFILE.md, "The floor").  Peak RSS is GNU time's %M.  blkparse
+# and btt get BENCH_TIMEOUT seconds (default 600), the btkit tools
+# BENCH_TOOL_TIMEOUT (default 60).  The whole run, both traces at their default sizes and
 # without btreplay, takes about 3 minutes on a 2-core VM (blkparse:
 # 20 s of it), plus a minute to generate the traces the first time.
 set -u
