@@ -17,24 +17,20 @@
 #include <string.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "event_fixture.h"
 
 #define DEV_8_16	BT_DEV_MAKE(8, 16)
 
+/* mk()'s event at time 0 on 8,16, with a cpu and a sequence number. */
 static struct bt_event ev(uint32_t action, uint32_t category, uint32_t cpu,
 			  uint32_t seq, uint32_t pid, uint64_t sector,
 			  uint32_t bytes)
 {
-	struct bt_event e;
+	struct bt_event e = mk(action, category, 0, DEV_8_16, sector, bytes,
+			       pid);
 
-	memset(&e, 0, sizeof(e));
-	e.action = action;
-	e.category = category;
 	e.cpu = cpu;
 	e.sequence = seq;
-	e.pid = pid;
-	e.sector = sector;
-	e.bytes = bytes;
-	e.dev = DEV_8_16;
 	return e;
 }
 

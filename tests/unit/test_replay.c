@@ -23,25 +23,19 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "btkit.h"
+#include "event_fixture.h"
 
 #define DEV	BT_DEV_MAKE(8, 0)
 #define PART	BT_DEV_MAKE(8, 1)
 #define MS	1000000ull
 
+/* mk()'s event on DEV at t ns. */
 static struct bt_event ev(uint64_t t, uint32_t act, uint32_t cat, uint32_t pid,
 			  uint64_t sector, uint32_t bytes)
 {
-	struct bt_event e;
+	struct bt_event e = mk(act, cat, 0, DEV, sector, bytes, pid);
 
-	memset(&e, 0, sizeof(e));
 	e.time = t;
-	e.action = act;
-	e.category = cat;
-	e.pid = pid;
-	e.sector = sector;
-	e.bytes = bytes;
-	e.dev = DEV;
-	e.version = 7;
 	return e;
 }
 
